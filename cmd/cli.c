@@ -1,0 +1,44 @@
+/*
+ * cli.c - helpers shared by the subcommands: error printing and number
+ * parsing for options.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void msr_cli_print_error(const struct msr_error *err)
+{
+	char buf[2048];
+
+	fprintf(stderr, "msync-replay: %s\n", msr_error_format(err, buf, sizeof(buf)));
+}
+
+int msr_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "msync-replay %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'msync-replay %s --help'.\n", cmd);
+	return MSR_EXIT_UNUSABLE;
+}
+
+bool msr_cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}

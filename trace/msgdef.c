@@ -1,0 +1,103 @@
+/*
+ * msgdef.c - the layout of every message code the testbench can send.
+ *
+ * This table is the single source of truth for message lengths and field
+ * order (trace-format.md, pli-other.md). Decoders, encoders and the text
+ * form all derive from it; a code missing here is an unknown code.
+ */
+#include "trace.h"
+
+#include <string.h>
+
+#define F(...) {__VA_ARGS__, MSR_F_END}
+
+static const struct msr_msgdef defs[] = {
+	{MSR_QUIT, 1, false, "QUIT", {MSR_F_END}, 0, 0},
+	{MSR_SSTEP, 2, true, "SSTEP", F(MSR_F_TNUM), 0, 0},
+	{MSR_IHWTW, 13, false, "IHWTW", {MSR_F_END}, 1, 2},
+	{MSR_DHWTW, 14, false, "DHWTW", {MSR_F_END}, 1, 2},
+	{MSR_ITLBREAD, 6, false, "ITLBREAD", {MSR_F_END}, 1, 2},
+	{MSR_DTLBREAD, 6, false, "DTLBREAD", {MSR_F_END}, 1, 2},
+	{MSR_ITLBWRITE, 7, false, "ITLBWRITE", {MSR_F_END}, 1, 2},
+	{MSR_DTLBWRITE, 7, false, "DTLBWRITE", {MSR_F_END}, 1, 2},
+	{MSR_TLBLOOKUP, 7, false, "TLBLOOKUP", {MSR_F_END}, 1, 2},
+	{MSR_DTLBREAD_POP, 6, false, "DTLBREAD_POP", {MSR_F_END}, 1, 2},
+	{MSR_ST_ISSUE, 21, true, "ST_ISSUE",
+	 F(MSR_F_TNUM, MSR_F_PA, MSR_F_DATA, MSR_F_BMASK, MSR_F_ITYPE, MSR_F_TS), 0, 0},
+	{MSR_ST_COMMIT, 17, true, "ST_COMMIT",
+	 F(MSR_F_TNUM, MSR_F_PA, MSR_F_BMASK, MSR_F_INVVEC, MSR_F_L2HIT, MSR_F_TS), 0, 0},
+	{MSR_ST_INV, 12, true, "ST_INV", F(MSR_F_CID, MSR_F_TNUM, MSR_F_PA, MSR_F_TS), 0, 0},
+	{MSR_ST_UPDATE, 11, true, "ST_UPDATE", F(MSR_F_TNUM, MSR_F_PA, MSR_F_TS), 0, 0},
+	{MSR_ST_ACK, 7, true, "ST_ACK", F(MSR_F_TNUM, MSR_F_RMO, MSR_F_TS), 0, 0},
+	{MSR_LD_ISSUE, 13, true, "LD_ISSUE",
+	 F(MSR_F_TNUM, MSR_F_PA, MSR_F_SIZE, MSR_F_ITYPE, MSR_F_TS), 0, 0},
+	{MSR_LD_DATA, 12, true, "LD_DATA", F(MSR_F_TNUM, MSR_F_PA, MSR_F_DSRC, MSR_F_TS), 0, 0},
+	{MSR_LD_FILL, 11, true, "LD_FILL", F(MSR_F_TNUM, MSR_F_PA, MSR_F_TS), 0, 0},
+	{MSR_EVICT, 14, true, "EVICT", F(MSR_F_PA, MSR_F_INVVEC, MSR_F_TS), 0, 0},
+	{MSR_EVICT_INV, 7, true, "EVICT_INV", F(MSR_F_CID, MSR_F_BANK, MSR_F_TS), 0, 0},
+	{MSR_MEM_SLAM, 19, true, "MEM_SLAM", F(MSR_F_PA, MSR_F_DATA, MSR_F_BMASK, MSR_F_TS), 0, 0},
+	{MSR_LD_POP, 2, true, "LD_POP", F(MSR_F_TNUM), 0, 0},
+	{MSR_ST_POP, 2, true, "ST_POP", F(MSR_F_TNUM), 0, 0},
+	{MSR_MEM_CHECK, 70, true, "MEM_CHECK", F(MSR_F_PA, MSR_F_PAYLOAD64), 0, 0},
+	{MSR_DMA_ST, 21, true, "DMA_ST",
+	 F(MSR_F_PA, MSR_F_DATA, MSR_F_BMASK, MSR_F_INV, MSR_F_TOTAL, MSR_F_TS), 0, 0},
+	{MSR_INT_INTP, 3, false, "INT_INTP", {MSR_F_END}, 1, 0},
+	{MSR_ASR_WRITE, 11, false, "ASR_WRITE", {MSR_F_END}, 1, 0},
+	{MSR_ASI_WRITE, 19, false, "ASI_WRITE", {MSR_F_END}, 1, 0},
+	{MSR_ASI_READ, 19, false, "ASI_READ", {MSR_F_END}, 1, 0},
+	{MSR_CMP_WRITE, 10, false, "CMP_WRITE", {MSR_F_END}, 0, 0},
+	{MSR_ASR_READ, 11, false, "ASR_READ", {MSR_F_END}, 1, 0},
+	{MSR_CSR_READ, 18, false, "CSR_READ", {MSR_F_END}, 0, 0},
+	{MSR_PIO_READ, 19, false, "PIO_READ", {MSR_F_END}, 0, 0},
+	{MSR_REGDELTA, 0, false, "REGDELTA", {MSR_F_END}, 0, 0},
+	{MSR_REGDELTA_END, 1, false, "REGDELTA_END", {MSR_F_END}, 0, 0},
+};
+
+const struct msr_msgdef *msr_msgdef_get(unsigned code)
+{
+	/* Not for the hot path: decoders switch on the code directly. */
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (defs[i].code == code)
+			return &defs[i];
+	return NULL;
+}
+
+const struct msr_msgdef *msr_msgdef_by_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+		if (strlen(defs[i].name) == len && memcmp(defs[i].name, name, len) == 0)
+			return &defs[i];
+	return NULL;
+}
+
+static const char *const itype_names[MSR_IT_COUNT] = {
+	"NONE", "LOAD", "BLOCK_LOAD", "DOUBLE_LOAD", "QUAD_LOAD",
+	"PREFETCH", "STORE", "BLOCK_STORE", "ATOMIC", "BLK_INIT_ST",
+};
+
+const char *msr_itype_name(unsigned itype)
+{
+	return itype < MSR_IT_COUNT ? itype_names[itype] : NULL;
+}
+
+const char *msr_dsrc_name(unsigned dsrc)
+{
+	static const char *const names[] = {NULL, "STB", "L1", "L2"};
+
+	return dsrc >= 1 && dsrc <= 3 ? names[dsrc] : NULL;
+}
+
+const char *msr_field_name(enum msr_field f)
+{
+	static const char *const names[] = {
+		[MSR_F_END] = "", [MSR_F_TNUM] = "tnum", [MSR_F_CID] = "cid",
+		[MSR_F_BANK] = "bank", [MSR_F_PA] = "pa", [MSR_F_DATA] = "data",
+		[MSR_F_BMASK] = "bmask", [MSR_F_ITYPE] = "itype",
+		[MSR_F_SIZE] = "size", [MSR_F_DSRC] = "dsrc",
+		[MSR_F_INVVEC] = "invvec", [MSR_F_L2HIT] = "l2hit",
+		[MSR_F_RMO] = "rmo", [MSR_F_INV] = "inv", [MSR_F_TOTAL] = "total",
+		[MSR_F_TS] = "ts", [MSR_F_PAYLOAD64] = "data",
+	};
+
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "";
+}
