@@ -282,8 +282,24 @@ int msr_engine_create(const struct msr_config *cfg,
 int msr_engine_load_image(struct msr_engine *e, const char *path,
 			  struct msr_error *err);
 
-/* Step log to play on SSTEP (not owned; NULL = replay RTL events alone). */
-void msr_engine_set_steplog(struct msr_engine *e, struct msr_steplog *log);
+/*
+ * Where the ISS steps come from. `next` returns the strand's next step in
+ * program order (MSR_OK), MSR_END when it has none, or a negative status
+ * with `err` filled (fatal). `remaining` (called by msr_engine_finish on a
+ * complete trace) counts the steps of `tnum` never consumed. cmd/ wires
+ * these to trace/'s msr_steplog; tests may serve steps from an array.
+ */
+struct msr_step_source {
+	void *ctx;
+	int (*next)(void *ctx, unsigned tnum, struct msr_step *step,
+		    struct msr_error *err);
+	int (*remaining)(void *ctx, unsigned tnum, uint64_t *count,
+			 struct msr_error *err);
+};
+
+/* Steps to play on SSTEP (copied; NULL = replay RTL events alone). */
+void msr_engine_set_steps(struct msr_engine *e,
+			  const struct msr_step_source *src);
 
 /*
  * Apply one event. Semantic problems are violations, not errors: the return

@@ -1,0 +1,35 @@
+/*
+ * source-internal.h - the streaming byte source under every trace/ reader.
+ *
+ * Contract: opens a file or standard input ("-"), detects zstd by its magic
+ * number (one or several frames, skippable frames ignored, large windows
+ * accepted) and hands out the decompressed bytes in large blocks, zero-copy.
+ * Never reads the whole input into memory; a truncated or corrupt frame is
+ * MSR_E_TRUNCATED / MSR_E_FORMAT naming the compressed offset.
+ */
+#ifndef MSR_SOURCE_INTERNAL_H
+#define MSR_SOURCE_INTERNAL_H
+
+#include "trace.h"
+
+struct msr_source;
+
+int msr_source_open(const char *path, struct msr_source **out,
+		    struct msr_error *err);
+
+/*
+ * Next block of (decompressed) bytes: MSR_OK with *buf/*len set (valid until
+ * the next call; *len > 0), MSR_END at the end of input, or an error.
+ */
+int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
+		    struct msr_error *err);
+
+const char *msr_source_path(const struct msr_source *s); /* "-" = stdin */
+bool msr_source_compressed(const struct msr_source *s);
+uint64_t msr_source_bytes_in(const struct msr_source *s);  /* file bytes read */
+uint64_t msr_source_bytes_out(const struct msr_source *s); /* bytes handed out */
+uint64_t msr_source_file_size(const struct msr_source *s); /* 0 = unknown */
+
+void msr_source_close(struct msr_source *s);
+
+#endif /* MSR_SOURCE_INTERNAL_H */
