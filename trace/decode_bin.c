@@ -9,6 +9,7 @@
  */
 #include "reader-internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +174,15 @@ static int decode_other(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	return def->length;
 }
 
+/*
+ * Zero every field but the payload: bytes[] only counts up to nbytes, and
+ * clearing 64 bytes less per event is measurable on the hot path.
+ */
+static inline void clear(struct msr_event *ev)
+{
+	memset(ev, 0, offsetof(struct msr_event, bytes));
+}
+
 #define NEED(L)                        \
 	do {                           \
 		if (n < (L)) {         \
@@ -197,7 +207,7 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	switch (c) {
 	case MSR_ST_ISSUE:
 		NEED(21);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->data = be64(p + 7);
@@ -209,7 +219,7 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		break;
 	case MSR_ST_COMMIT:
 		NEED(17);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->bmask = p[7];
@@ -219,7 +229,7 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		break;
 	case MSR_ST_INV:
 		NEED(12);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->cid = p[1];
 		TNUM(p[2]);
 		ev->pa = be40(p + 3);
@@ -230,21 +240,21 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	case MSR_ST_UPDATE:
 	case MSR_LD_FILL:
 		NEED(11);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->ts = be32(p + 7);
 		break;
 	case MSR_ST_ACK:
 		NEED(7);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->rmo = p[2];
 		ev->ts = be32(p + 3);
 		break;
 	case MSR_LD_ISSUE:
 		NEED(13);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->size = p[7];
@@ -255,7 +265,7 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		break;
 	case MSR_LD_DATA:
 		NEED(12);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->dsrc = p[7];
@@ -266,14 +276,14 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		break;
 	case MSR_EVICT:
 		NEED(14);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->pa = be40(p + 1);
 		ev->invvec = be32(p + 6);
 		ev->ts = be32(p + 10);
 		break;
 	case MSR_EVICT_INV:
 		NEED(7);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->cid = p[1];
 		ev->bank = p[2];
 		ev->ts = be32(p + 3);
@@ -288,7 +298,7 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		break;
 	case MSR_MEM_SLAM:
 		NEED(19);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->pa = be40(p + 1);
 		ev->data = be64(p + 6);
 		ev->bmask = p[14];
@@ -298,19 +308,19 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	case MSR_ST_POP:
 	case MSR_SSTEP:
 		NEED(2);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		TNUM(p[1]);
 		break;
 	case MSR_MEM_CHECK:
 		NEED(70);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->pa = be40(p + 1);
 		memcpy(ev->bytes, p + 6, 64);
 		ev->nbytes = 64;
 		break;
 	case MSR_DMA_ST:
 		NEED(21);
-		memset(ev, 0, sizeof(*ev));
+		clear(ev);
 		ev->pa = be40(p + 1);
 		ev->data = be64(p + 6);
 		ev->bmask = p[14];

@@ -156,7 +156,8 @@ enum msr_dsrc { MSR_DSRC_STB = 1, MSR_DSRC_L1 = 2, MSR_DSRC_L2 = 3 };
 
 /*
  * One decoded message. Only the fields of the message's layout are
- * meaningful; the others are zero. `index` and `offset` are set by the
+ * meaningful; the others are zero, except that bytes[] is defined only up
+ * to nbytes (the binary decoder leaves the rest as it was, for speed). `index` and `offset` are set by the
  * reader. For messages the engine does not interpret (pli-other.md) the
  * payload bytes after the code are kept verbatim in `bytes` so that
  * encoders reproduce them exactly; named fields that the tools use for
