@@ -20,6 +20,8 @@ same "dump --index (text: offsets of line starts)" all-codes.index-text.dump o
 [ "$(wc -l <o)" = 3 ]; ok $? "filters combine"
 "$MSR" dump --from 71 a.bin | tail -n 1 >o
 [ "$(cat o)" = "MSG       code=0x01  # QUIT" ]; ok $? "dump --from the last event"
+"$MSR" dump --from 3 --count 0 a.bin >o
+[ "$(cat o)" = "# msync-text 1" ]; ok $? "dump --count 0 prints no event"
 "$MSR" dump --from 1000 a.bin >o
 [ "$(cat o)" = "# msync-text 1" ]; ok $? "dump --from past the end prints only the header"
 
