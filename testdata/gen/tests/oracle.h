@@ -10,7 +10,7 @@
 
 #include "gen-internal.h"
 
-#define ORACLE_MAX_FINDINGS 64
+#define ORACLE_MAX_FINDINGS 1024
 
 struct oracle_finding {
 	char kind[32];     /* "load-value", "store-data", "order:...", ... */
