@@ -72,6 +72,10 @@ struct gen_track {
 #define GEN_F_CAS_FAIL 0x0400     /* cas: compare fails */
 #define GEN_F_CAS_OK 0x0800       /* cas: compare succeeds */
 
+/* membar masks that order earlier stores before later loads:
+ * #StoreLoad, #MemIssue, #Sync */
+#define GEN_MEMBAR_STORELOAD 0x62u
+
 struct gen_insn {
 	uint8_t op;      /* enum msr_step_op */
 	uint8_t size;    /* bytes: 1..8 (ld/st/atomics), 8 ldd/stbi, 16, 64 */

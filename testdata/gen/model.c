@@ -327,7 +327,7 @@ static int bank_load(struct gen_model *m, struct strand *s, unsigned kind)
 
 		memcpy(s->value, m->mem + off, in->size);
 		rc = emit_ld_data(m, s, in->pa);
-		if (kind == RQ_LOAD) {
+		if (kind == RQ_LOAD || kind == RQ_QUAD) {
 			t.fill = true;
 			memcpy(t.data, m->mem + (line << 4), 16);
 			m->dir[line] |= 1u << s->core;

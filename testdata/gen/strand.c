@@ -109,8 +109,12 @@ static int stb_overlap(struct strand *s, uint64_t pa, unsigned size,
 		lm = dword_mask(pa8, pa, size);
 		if (!(lm & e->bmask))
 			continue;
+		/* forward only from a store that has not committed yet: once
+		 * committed it leaves the bypass-searchable set as soon as its
+		 * commit retires, so the load waits for the ack instead */
 		if ((pa & ~7ull) == ((pa + size - 1) & ~7ull) &&
-		    (e->bmask & lm) == lm && e->itype == MSR_IT_STORE) {
+		    (e->bmask & lm) == lm && e->itype == MSR_IT_STORE &&
+		    !e->committed) {
 			*idx = i;
 			return 1;
 		}
@@ -349,7 +353,8 @@ static int dispatch(struct gen_model *m, struct strand *s)
 		}
 		return atomic_issue(m, s);
 	case MSR_STEP_MEMBAR:
-		if ((in->mask & 2) && !(in->flags & GEN_F_NOWAIT)) {
+		if ((in->mask & GEN_MEMBAR_STORELOAD) &&
+		    !(in->flags & GEN_F_NOWAIT)) {
 			s->state = ST_WAIT_MEMBAR;
 			return MSR_OK;
 		}

@@ -240,6 +240,8 @@ static void on_ld_data(struct oracle *o, const struct msr_event *ev)
 
 		if (!e || !full)
 			finding(o, "bypass-not-covered", ev->tnum, ev->pa);
+		else if (e->committed)
+			finding(o, "order:bypass-after-commit", ev->tnum, ev->pa);
 		else
 			memcpy(l->value, e->data + (l->pa & 7), l->bytes);
 	}
@@ -270,7 +272,8 @@ static void on_ld_fill(struct oracle *o, const struct msr_event *ev)
 		struct o_load *l = &s->ld[s->ld_head % RING];
 
 		if (l->got == l->need && l->l2 && l->pa < GEN_IO_BASE &&
-		    (l->itype == MSR_IT_LOAD || l->itype == MSR_IT_DOUBLE_LOAD)) {
+		    (l->itype == MSR_IT_LOAD || l->itype == MSR_IT_DOUBLE_LOAD ||
+		     l->itype == MSR_IT_QUAD_LOAD)) {
 			apply_fill(o, ev->tnum, l, ev);
 			l->filled = true;
 			return;
@@ -592,7 +595,8 @@ static void step_load(struct oracle *o, struct o_strand *s,
 	else if ((st->has & MSR_STEP_HAS_LD) && memcmp(l->value, st->ld, st->size))
 		finding(o, "load-value", st->tnum, st->pa);
 	if (l->l2 && !l->filled && l->pa < GEN_IO_BASE &&
-	    (l->itype == MSR_IT_LOAD || l->itype == MSR_IT_DOUBLE_LOAD)) {
+	    (l->itype == MSR_IT_LOAD || l->itype == MSR_IT_DOUBLE_LOAD ||
+	     l->itype == MSR_IT_QUAD_LOAD)) {
 		s->fillwait = *l;
 		s->has_fillwait = true;
 	}

@@ -73,7 +73,7 @@ ParameterizedTestParameters(gen_counts, per_kind)
 	static struct kind_param p[] = {
 		{GEN_MIX_LD, 1, 0, 1, 0, MSR_IT_LOAD, 0xff, true, false, false},
 		{GEN_MIX_LDD, 1, 0, 1, 0, MSR_IT_DOUBLE_LOAD, 3, true, false, false},
-		{GEN_MIX_LDQ, 1, 0, 1, 0, MSR_IT_QUAD_LOAD, 4, false, true, false},
+		{GEN_MIX_LDQ, 1, 0, 1, 0, MSR_IT_QUAD_LOAD, 4, true, true, false},
 		{GEN_MIX_LDBLK, 1, 0, 4, 0, MSR_IT_BLOCK_LOAD, 6, false, true, false},
 		{GEN_MIX_LDIO, 1, 0, 1, 0, MSR_IT_LOAD, 0xff, false, true, false},
 		{GEN_MIX_ST, 0, 1, 0, 1, MSR_IT_STORE, 0xff, false, false, false},
