@@ -625,6 +625,12 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	}
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
+	if (l->op->kind == MSR_OP_ATOMIC && rf->kind == MSR_RF_COMMIT &&
+	    rf->strand == l->op->strand && rf->sseq == l->op->blk[0].sseq) {
+		out->lo = out->src = c; /* its own write: an atomicity break */
+		out->hi = next_store(t, c, pa);
+		return true;
+	}
 	if (rf->kind == MSR_RF_COMMIT && rf->strand == l->op->strand &&
 	    rf->sseq > s->last_st_sseq) {
 		tso_proof_store(t, c, pa, &sp);
@@ -988,7 +994,14 @@ static void report_atomic(struct msr_tso *t, struct tso_load *l,
 			 (unsigned long long)l->op->pa,
 			 (unsigned long long)co_a, d1,
 			 (unsigned long long)w->via.iseq);
-	} else if (b->lo >= co_a) { /* read a store after its own write */
+	} else if (b->lo == co_a) { /* read its own write */
+		r.observed_co = b->src;
+		tso_report_push(&r, &l->self, MSR_REL_RF);
+		snprintf(r.message, sizeof(r.message),
+			 "atomic at pa=0x%llx read its own write (co=%llu) "
+			 "instead of the value before it",
+			 (unsigned long long)b->pa, (unsigned long long)co_a);
+	} else if (b->lo > co_a) { /* read a store after its own write */
 		struct msr_proof_op x;
 
 		r.observed_co = b->src;
