@@ -125,11 +125,21 @@ struct msr_tso {
 
 #define TSO_IO_BIT (1ull << 39)
 
+static inline bool overlaps(uint64_t pa, unsigned size, uint64_t lo,
+			    unsigned n)
+{
+	return pa < lo + n && lo < pa + size;
+}
+
 /* tso.c */
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
+
+/* tso_proof.c: proof operations of loads (their value) and of commits */
+void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out);
-void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+void tso_desc_store(const struct msr_tso *t, uint64_t co, char *buf,
+		    size_t size);
 
 /* tso_proof.c: build and emit one violation. */
 struct tso_report {
@@ -152,5 +162,27 @@ void tso_report_init(struct tso_report *r, enum msr_vkind kind,
 void tso_report_push(struct tso_report *r, const struct msr_proof_op *p,
 		     enum msr_rel rel);
 void tso_report_emit(struct msr_tso *t, const struct tso_report *r);
+
+/* One builder per broken-axiom shape (message + proof cycle). The load
+ * builders report at most once per load (tso_load.reported). */
+void tso_report_store_order(struct msr_tso *t, const struct msr_commit *c,
+			    uint64_t later_co);
+void tso_report_bypass(struct msr_tso *t, struct tso_load *l,
+		       const struct msr_rf *rf, const struct msr_proof_op *sp,
+		       uint64_t pa);
+void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
+			  uint64_t pa);
+void tso_report_own_stale(struct msr_tso *t, struct tso_load *l, uint64_t c,
+			  uint64_t yco, const struct msr_proof_op *yp,
+			  uint64_t pa);
+void tso_report_stale(struct msr_tso *t, struct tso_load *l,
+		      const struct tso_wit *w, enum msr_vkind kind,
+		      const struct tso_byte *b);
+void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
+			   const struct msr_op *op, uint64_t co,
+			   const struct msr_op_block *blk);
+void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
+		       enum msr_vkind kind, uint64_t co_a,
+		       const struct tso_byte *b, const struct tso_wit *w);
 
 #endif /* MSR_TSO_INTERNAL_H */
