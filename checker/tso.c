@@ -603,6 +603,9 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 	if (!rmo && p > s->f_ll) {
 		s->f_ll = p;
 		s->w_ll = p == lo ? self : s->w_sl;
+		s->w_ll.via = l->self; /* the load that holds the position */
+		s->w_ll.via_pa = op->pa;
+		s->w_ll.via_size = op->size;
 	}
 }
 
@@ -667,8 +670,13 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 
 		/* a commit seen before its store executed may precede a
 		 * position an earlier load already holds */
-		if (r->co && !reported && s->w_ll.type == TSO_WIT_RF &&
-		    s->f_ll >= r->co && !(op->pa & TSO_IO_BIT)) {
+		/* (through a barrier the non-RMO case is a StoreStore break,
+		 * reported at the commit) */
+		if (r->co && !reported && s->f_ll >= r->co &&
+		    (s->w_ll.type == TSO_WIT_RF ||
+		     (s->w_ll.type == TSO_WIT_OWN && op->rmo &&
+		      s->w_ll.via.iseq)) &&
+		    !(op->pa & TSO_IO_BIT)) {
 			tso_report_load_store(t, &s->w_ll, op, r->co, blk);
 			reported = true;
 		}

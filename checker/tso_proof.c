@@ -271,7 +271,7 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 	struct tso_report r;
 	struct msr_proof_op me;
 	char dw[96];
-	bool coh = overlaps(w->via_pa, w->via_size, blk->pa8, 8);
+	bool coh = overlaps(w->via_pa, w->via_size, op->pa, op->size);
 
 	tso_report_init(&r, coh ? MSR_V_TSO_COHERENCE : MSR_V_TSO_LOAD_STORE,
 			op);
@@ -280,6 +280,24 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 	me.iseq = op->iseq;
 	me.pc = op->pc;
 	me.op = op->step_op;
+	if (w->type == TSO_WIT_OWN) {
+		/* store -po-> [membar -po->] load -po-> this store -co-> */
+		tso_report_push(&r, &w->store, MSR_REL_PO);
+		if (w->has_barrier)
+			tso_report_push(&r, &w->barrier, MSR_REL_PO);
+		tso_report_push(&r, &w->via, MSR_REL_PO);
+		tso_report_push(&r, &me, MSR_REL_CO);
+		snprintf(r.message, sizeof(r.message),
+			 "store to pa=0x%llx committed (co=%llu) before the "
+			 "earlier store (co=%llu) that a barrier orders before "
+			 "the earlier load iseq=%llu: a load precedes every "
+			 "later store of its strand",
+			 (unsigned long long)op->pa, (unsigned long long)co,
+			 (unsigned long long)w->co,
+			 (unsigned long long)w->via.iseq);
+		tso_report_emit(t, &r);
+		return;
+	}
 	tso_report_push(&r, &w->via, MSR_REL_PO);
 	tso_report_push(&r, &me, w->co == co ? MSR_REL_RF : MSR_REL_CO);
 	if (w->co != co)
