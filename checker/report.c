@@ -241,6 +241,20 @@ int msr_report_add_input(struct msr_report *r, const char *role,
 	return MSR_OK;
 }
 
+/* The canonical text pads message names into columns; one space is enough
+ * inside a report line. */
+static void squeeze_name_padding(char *s)
+{
+	char *sp = strchr(s, ' '), *q;
+
+	if (!sp)
+		return;
+	for (q = sp; *q == ' '; q++)
+		;
+	if (q > sp + 1)
+		memmove(sp + 1, q, strlen(q) + 1);
+}
+
 /* Copy the violation's context out of the history into one block. */
 static void capture_context(struct msr_report *r, struct report_entry *e)
 {
@@ -265,6 +279,7 @@ static void capture_context(struct msr_report *r, struct report_entry *e)
 				   (unsigned long long)ev->offset);
 
 		msr_event_format_text(ev, dst + len, CTX_LINE_MAX - (size_t)len);
+		squeeze_name_padding(dst + len);
 		off[i] = used;
 		used += strlen(dst) + 1;
 	}

@@ -416,7 +416,7 @@ static int read_line(struct msr_steplog *log, const char **line,
 		const char *nl = memchr(b, '\n', avail);
 		size_t n = nl ? (size_t)(nl - b) : avail;
 
-		if (carried == 0 && nl) {
+		if (carried == 0 && nl && n <= sizeof(log->carry)) {
 			log->blk_pos += n + 1;
 			log->lineno++;
 			*line = b;

@@ -1,7 +1,7 @@
 /*
- * standins.c - minimal versions of the engine's name tables, the event
- * history and the canonical text formatter, so the report tests build
- * before those modules are in the tree. Linear scans: tests only.
+ * standins.c - minimal versions of the engine's name tables and the event
+ * history, so the report tests build before the engine is in the tree.
+ * Linear scans: tests only.
  */
 #include "engine.h"
 
@@ -38,12 +38,6 @@ const char *msr_rel_name(enum msr_rel rel)
 	static const char *const n[] = {"", "po", "rf", "co", "fr"};
 
 	return (unsigned)rel < 5 ? n[rel] : "?";
-}
-
-size_t msr_event_format_text(const struct msr_event *ev, char *buf, size_t size)
-{
-	return (size_t)snprintf(buf, size, "EV code=0x%02x tnum=%u pa=0x%010llx",
-				ev->code, ev->tnum, (unsigned long long)ev->pa);
 }
 
 struct msr_history {

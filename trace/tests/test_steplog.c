@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static char tmpdir[64];
 static int nfile;
@@ -314,4 +315,31 @@ Test(steplog, op_names)
 	cr_assert_str_eq(msr_step_op_name(MSR_STEP_LDSTUB), "ldstub");
 	cr_assert_str_eq(msr_step_op_name(MSR_STEP_PREFETCH), "prefetch");
 	cr_assert_null(msr_step_op_name(MSR_STEP_OP_COUNT));
+}
+
+Test(steplog, reads_zstd_logs)
+{
+	static const char text[] = "# msync-steps 1\n2 0x10 st pa=0x40 size=1 st=7f\n"
+				   "1 0x20 nop\n2 0x14 ldstub pa=0x41 ld=00 st=ff\n";
+	char path[128], comp[256];
+	size_t n = ZSTD_compress(comp, sizeof(comp), text, sizeof(text) - 1, 3);
+	struct msr_steplog *log;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_step s;
+	FILE *f;
+
+	cr_assert_not(ZSTD_isError(n));
+	snprintf(path, sizeof(path), "%s/steps.zst", tmpdir);
+	f = fopen(path, "wb");
+	fwrite(comp, 1, n, f);
+	fclose(f);
+	cr_assert_eq(msr_steplog_open(path, 64, 0, &log, &err), MSR_OK);
+	cr_assert_eq(msr_steplog_next(log, 2, &s, &err), MSR_OK, "%s", err.cause[0].text);
+	cr_assert_eq(s.st[0], 0x7f);
+	cr_assert_eq(msr_steplog_next(log, 2, &s, &err), MSR_OK);
+	cr_assert_eq(s.op, MSR_STEP_LDSTUB);
+	cr_assert_eq(s.line, 4);
+	cr_assert_eq(msr_steplog_next(log, 1, &s, &err), MSR_OK);
+	cr_assert_eq(s.op, MSR_STEP_NOP);
+	msr_steplog_close(log);
 }
