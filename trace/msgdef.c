@@ -101,3 +101,32 @@ const char *msr_field_name(enum msr_field f)
 
 	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "";
 }
+
+unsigned msr_event_has(const struct msr_event *ev)
+{
+	enum { T = MSR_EVHAS_TNUM, P = MSR_EVHAS_PA, S = MSR_EVHAS_TS };
+
+	/* A switch rather than the table: this runs once per event in stat. */
+	switch (ev->code) {
+	case MSR_ST_ISSUE: case MSR_ST_COMMIT: case MSR_ST_INV: case MSR_ST_UPDATE:
+	case MSR_LD_ISSUE: case MSR_LD_DATA: case MSR_LD_FILL:
+		return T | P | S;
+	case MSR_ST_ACK:
+		return T | S;
+	case MSR_EVICT: case MSR_MEM_SLAM: case MSR_DMA_ST:
+		return P | S;
+	case MSR_EVICT_INV:
+		return S;
+	case MSR_MEM_CHECK: case MSR_CSR_READ: case MSR_PIO_READ:
+		return P;
+	case MSR_SSTEP: case MSR_LD_POP: case MSR_ST_POP:
+	case MSR_INT_INTP: case MSR_ASR_WRITE: case MSR_ASI_WRITE: case MSR_ASI_READ:
+	case MSR_ASR_READ:
+		return T;
+	case MSR_IHWTW: case MSR_DHWTW: case MSR_ITLBREAD: case MSR_DTLBREAD:
+	case MSR_ITLBWRITE: case MSR_DTLBWRITE: case MSR_TLBLOOKUP: case MSR_DTLBREAD_POP:
+		return T | S;
+	default:
+		return 0;
+	}
+}

@@ -18,7 +18,7 @@ int msr_source_open(const char *path, struct msr_source **out,
 		    struct msr_error *err);
 
 /*
- * Next block of (decompressed) bytes: MSR_OK with *buf/*len set (valid until
+ * Next block of (decompressed) bytes: MSR_OK with *buf and *len set (valid until
  * the next call; *len > 0), MSR_END at the end of input, or an error.
  */
 int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,

@@ -243,6 +243,16 @@ const struct msr_msgdef *msr_msgdef_get(unsigned code);
 /* Look a message up by its canonical name ("ST_ISSUE"); NULL if unknown. */
 const struct msr_msgdef *msr_msgdef_by_name(const char *name, size_t len);
 
+/*
+ * Which of tnum, pa and ts the event's layout carries (MSR_EVHAS_* bits),
+ * for filters and statistics. Non-memory messages report what their raw
+ * payload holds (pli-other.md); register-delta records carry none.
+ */
+#define MSR_EVHAS_TNUM 0x01
+#define MSR_EVHAS_PA 0x02
+#define MSR_EVHAS_TS 0x04
+unsigned msr_event_has(const struct msr_event *ev);
+
 /* Canonical names of enum values; NULL when out of range. */
 const char *msr_itype_name(unsigned itype);
 const char *msr_dsrc_name(unsigned dsrc);

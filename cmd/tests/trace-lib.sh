@@ -1,0 +1,51 @@
+# trace-lib.sh - helpers for the dump/encode/stat end-to-end tests (TAP).
+# Sourced by trace_cli_*.sh; needs MSR_SOURCE_ROOT and MSR_BUILD_ROOT.
+set -u
+MSR="$MSR_BUILD_ROOT/cmd/msync-replay"
+DATA="$MSR_SOURCE_ROOT/testdata/trace"
+WORK=$(mktemp -d /tmp/msr-trace-cli.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+ntest=0
+nfail=0
+
+ok() { # condition-status description
+	ntest=$((ntest + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $ntest - $2"
+	else
+		echo "not ok $ntest - $2"
+		nfail=$((nfail + 1))
+	fi
+}
+
+same() { # description expected-file actual-file
+	if cmp -s "$2" "$3"; then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		diff "$2" "$3" | head -20 | sed 's/^/# /'
+	fi
+}
+
+# expect_fail description expected-stderr command...: exit 2, exact stderr
+expect_fail() {
+	local desc=$1 want=$2 rc
+	shift 2
+	"$@" >/dev/null 2>stderr.txt
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(cat stderr.txt)" = "$want" ]; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc"
+		echo "# exit $rc, stderr:"
+		sed 's/^/#   /' stderr.txt
+		echo "# wanted:"
+		printf '%s\n' "$want" | sed 's/^/#   /'
+	fi
+}
+
+finish() {
+	echo "1..$ntest"
+	[ "$nfail" -eq 0 ]
+}
