@@ -26,6 +26,7 @@ struct tso_wit {
 	uint8_t type;        /* enum tso_wit_type */
 	bool has_barrier;    /* OWN: `barrier` is a separate op of the cycle */
 	bool rmo;            /* OWN: the store is an RMO store */
+	bool dma;            /* RF: `store` is a DMA write just after co */
 	uint64_t co;         /* position: co of `store` */
 	uint64_t via_pa;     /* RF: bytes [via_pa, via_pa + via_size) read */
 	unsigned via_size;
@@ -97,7 +98,10 @@ struct tso_byte {
 	uint64_t pa;
 	uint64_t lo;   /* earliest gap (co of the store read, 0 for own) */
 	uint64_t hi;   /* co of the next store to the byte, 0 = none yet */
-	uint64_t src;  /* co of the store read, 0 = initial / uncommitted */
+	uint64_t src;  /* co of the store read, 0 = initial / uncommitted;
+			* DMA: the number of commits before the write */
+	bool dma;      /* read a DMA / back-door write (outside co) */
+	uint8_t val;   /* the byte read */
 };
 
 struct tso_load {
@@ -138,6 +142,7 @@ const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out);
+void tso_proof_dma(uint64_t pa, uint8_t val, struct msr_proof_op *out);
 void tso_desc_store(const struct msr_tso *t, uint64_t co, char *buf,
 		    size_t size);
 
@@ -172,9 +177,9 @@ void tso_report_bypass(struct msr_tso *t, struct tso_load *l,
 		       uint64_t pa);
 void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
 			  uint64_t pa);
-void tso_report_own_stale(struct msr_tso *t, struct tso_load *l, uint64_t c,
-			  uint64_t yco, const struct msr_proof_op *yp,
-			  uint64_t pa);
+void tso_report_own_stale(struct msr_tso *t, struct tso_load *l,
+			  const struct tso_byte *b, uint64_t yco,
+			  const struct msr_proof_op *yp);
 void tso_report_stale(struct msr_tso *t, struct tso_load *l,
 		      const struct tso_wit *w, enum msr_vkind kind,
 		      const struct tso_byte *b);

@@ -457,6 +457,51 @@ static uint64_t next_store(const struct msr_tso *t, uint64_t co,
 
 
 
+/* co of the first commit to byte `pa` after position `d` (d commits seen);
+ * 0 when none yet. Walks the per-byte chain a few steps, then falls back
+ * to the newest commit to the byte (an upper bound: never a false alarm). */
+static uint64_t next_after(const struct msr_tso *t, uint64_t d, uint64_t pa)
+{
+	struct tso_block *b = map_find((struct tso_map *)&t->blocks,
+				       pa & ~7ull, false);
+	unsigned i = pa & 7, k;
+	uint64_t c;
+
+	if (!b || b->latest[i] <= d)
+		return 0;
+	for (c = b->first[i], k = 0; c && c <= d && k < 64; k++) {
+		const struct tso_crec *r = tso_crec_get(t, c);
+
+		if (!r || r->pa8 != (pa & ~7ull))
+			return b->latest[i];
+		c = r->next[i];
+	}
+	return c && c > d ? c : b->latest[i];
+}
+
+/* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
+ * order: the load sits after that place and before the next commit. */
+static bool dma_resolve(struct msr_tso *t, struct tso_load *l,
+			const struct msr_rf *rf, uint64_t yco, bool own,
+			const struct tso_srec *y, struct tso_byte *out)
+{
+	struct msr_proof_op yp;
+
+	if (!rf->placed || rf->co > t->n)
+		return false; /* place unknown: no constraint */
+	out->dma = true;
+	out->lo = out->src = rf->co;
+	out->hi = next_after(t, rf->co, out->pa);
+	if (own && (!yco || rf->co < yco)) {
+		memset(&yp, 0, sizeof(yp));
+		if (y && y->have_op)
+			yp = y->info;
+		tso_report_own_stale(t, l, out, yco, &yp);
+		return false;
+	}
+	return true;
+}
+
 /* Resolve one source byte of a load against the strand's own stores;
  * false (and a violation) when the source alone breaks an axiom. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
@@ -473,6 +518,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	struct msr_proof_op yp;
 
 	out->pa = pa;
+	out->dma = false;
 	memset(&yp, 0, sizeof(yp));
 	if (rf->kind == MSR_RF_BYPASS) {
 		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
@@ -489,6 +535,9 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		out->hi = yco ? next_store(t, yco, pa) : 0;
 		return true;
 	}
+	if (rf->kind == MSR_RF_DMA)
+		return dma_resolve(t, l, rf, ysseq && !yrmo ? yco : 0,
+				   ysseq && !yrmo, y, out);
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
 	if (rf->kind == MSR_RF_COMMIT && mine &&
@@ -510,7 +559,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	if (ysseq && !yrmo && (!yco || c < yco)) {
 		if (y && y->have_op)
 			yp = y->info;
-		tso_report_own_stale(t, l, c, yco, &yp, pa);
+		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
 	out->lo = c;
@@ -529,13 +578,14 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
 
-			if (rf->kind == MSR_RF_DMA)
-				continue; /* outside co: no constraint */
 			for (i = 0; i < 8; i++) {
 				if (!(rf->mask & blk->mask & (0x80u >> i)))
 					continue;
-				if (l->nb < 64 &&
-				    byte_resolve(t, s, l, rf, blk->pa8 + i,
+				if (l->nb >= 64)
+					continue;
+				memset(&l->b[l->nb], 0, sizeof(l->b[0]));
+				l->b[l->nb].val = blk->load[i];
+				if (byte_resolve(t, s, l, rf, blk->pa8 + i,
 						 &l->b[l->nb]))
 					l->nb++;
 			}
@@ -590,7 +640,12 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 		self.via = l->self;
 		self.via_pa = op->pa;
 		self.via_size = op->size;
-		tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
+		self.dma = l->b[lo_i].dma;
+		if (self.dma)
+			tso_proof_dma(l->b[lo_i].pa, l->b[lo_i].val,
+				      &self.store);
+		else
+			tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
 	}
 	p = lo;
 	if (s->f_sl > p)

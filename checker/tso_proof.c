@@ -66,6 +66,16 @@ void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		out->value = out->value << 8 | c->data[i];
 }
 
+/* A DMA_ST / MEM_SLAM write is no op of any strand: strand 0, iseq 0. */
+void tso_proof_dma(uint64_t pa, uint8_t val, struct msr_proof_op *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->op = MSR_STEP_NOP;
+	out->pa = pa;
+	out->size = 1;
+	out->value = val;
+}
+
 void tso_desc_store(const struct msr_tso *t, uint64_t co, char *buf,
 		       size_t size)
 {
@@ -159,9 +169,9 @@ void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
 	tso_report_emit(t, &r);
 }
 
-void tso_report_own_stale(struct msr_tso *t, struct tso_load *l, uint64_t c,
-			  uint64_t yco, const struct msr_proof_op *yp,
-			  uint64_t pa)
+void tso_report_own_stale(struct msr_tso *t, struct tso_load *l,
+			  const struct tso_byte *b, uint64_t yco,
+			  const struct msr_proof_op *yp)
 {
 	struct tso_report r;
 	struct msr_proof_op sp;
@@ -171,19 +181,23 @@ void tso_report_own_stale(struct msr_tso *t, struct tso_load *l, uint64_t c,
 		return;
 	l->reported = true;
 	if (yco) {
-		tso_proof_store(t, yco, pa, &sp);
+		tso_proof_store(t, yco, b->pa, &sp);
 		sp.iseq = yp->iseq;
 		sp.pc = yp->pc;
 	} else {
 		sp = *yp;
 	}
 	tso_report_init(&r, MSR_V_TSO_COHERENCE, l->op);
-	r.pa = pa;
-	r.observed_co = c;
+	r.pa = b->pa;
+	r.observed_co = b->dma ? 0 : b->src;
 	r.expected_co = yco;
 	tso_report_push(&r, &sp, MSR_REL_PO);
 	tso_report_push(&r, &l->self, MSR_REL_FR);
-	tso_desc_store(t, c, d, sizeof(d));
+	if (b->dma)
+		snprintf(d, sizeof(d), "a DMA or back-door write made after "
+			 "co=%llu", (unsigned long long)b->src);
+	else
+		tso_desc_store(t, b->src, d, sizeof(d));
 	snprintf(r.message, sizeof(r.message),
 		 "load at pa=0x%llx read %s, older than its own strand's "
 		 "earlier store iseq=%llu%s to pa=0x%llx: a strand must see "
@@ -191,7 +205,7 @@ void tso_report_own_stale(struct msr_tso *t, struct tso_load *l, uint64_t c,
 		 (unsigned long long)l->op->pa, d,
 		 (unsigned long long)yp->iseq,
 		 yco ? "" : " (still in its store buffer)",
-		 (unsigned long long)pa);
+		 (unsigned long long)b->pa);
 	tso_report_emit(t, &r);
 }
 
@@ -216,7 +230,7 @@ static void push_cycle(struct msr_tso *t, struct tso_report *r,
 	if (w->via.iseq != l->self.iseq || w->via.strand != l->self.strand)
 		tso_report_push(r, &w->via, MSR_REL_PO);
 	tso_report_push(r, &l->self, MSR_REL_FR);
-	if (hi != w->co)
+	if (hi != w->co || w->dma)
 		tso_report_push(r, &nx, MSR_REL_CO);
 	tso_report_push(r, &w->store, MSR_REL_RF);
 }
@@ -227,7 +241,7 @@ void tso_report_stale(struct msr_tso *t, struct tso_load *l,
 {
 	struct tso_report r;
 	char dr[96], dn[96], dw[96];
-	const char *why;
+	const char *why, *tail;
 
 	l->reported = true;
 	tso_report_init(&r, kind, l->op);
@@ -237,29 +251,39 @@ void tso_report_stale(struct msr_tso *t, struct tso_load *l,
 	push_cycle(t, &r, w, l, b->hi, b->pa);
 	tso_desc_store(t, b->src, dr, sizeof(dr));
 	tso_desc_store(t, b->hi, dn, sizeof(dn));
-	tso_desc_store(t, w->co, dw, sizeof(dw));
+	if (w->dma)
+		snprintf(dw, sizeof(dw), "a DMA or back-door write made after "
+			 "co=%llu", (unsigned long long)w->co);
+	else if (kind == MSR_V_TSO_MEMBAR)
+		snprintf(dw, sizeof(dw), "iseq=%llu (co=%llu)",
+			 (unsigned long long)w->store.iseq,
+			 (unsigned long long)w->co);
+	else
+		tso_desc_store(t, w->co, dw, sizeof(dw));
 	switch (kind) {
 	case MSR_V_TSO_MEMBAR:
-		why = w->has_barrier ? "must follow its strand's earlier "
-				       "store across membar #StoreLoad"
-				     : "must follow its strand's earlier "
+		why = w->has_barrier ? "membar #StoreLoad orders it after its "
+				       "strand's earlier store"
+				     : "it comes after its strand's earlier "
 				       "atomic";
+		tail = "";
 		break;
 	case MSR_V_TSO_COHERENCE:
-		why = "comes after an earlier load of the same bytes that "
-		      "already saw";
+		why = "an earlier load of the same bytes had already seen";
+		tail = ": a strand must not see a value go back in time";
 		break;
 	case MSR_V_TSO_VALUE:
-		why = "also took bytes from";
+		why = "other bytes of the same load came from";
+		tail = ": no single point in memory order holds this value";
 		break;
 	default:
-		why = "comes after an earlier load of its strand that "
-		      "already saw";
+		why = "an earlier load of its strand had already seen";
+		tail = ": loads must stay in program order";
 		break;
 	}
 	snprintf(r.message, sizeof(r.message),
-		 "load at pa=0x%llx read %s, overwritten by %s, but it %s %s",
-		 (unsigned long long)b->pa, dr, dn, why, dw);
+		 "load at pa=0x%llx read %s, overwritten by %s, but %s %s%s",
+		 (unsigned long long)b->pa, dr, dn, why, dw, tail);
 	tso_report_emit(t, &r);
 }
 

@@ -384,8 +384,8 @@ Test(tso, torn_read_is_value)
 	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
 	h_word(op.blk[0].load, 0x2222222211111111ull);
 	op.blk[0].nrf = 2;
-	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 1, b, 2};
-	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 0, a, 1};
+	op.blk[0].rf[0] = h_rf(MSR_RF_COMMIT, 0xf0, 1, b, 2);
+	op.blk[0].rf[1] = h_rf(MSR_RF_COMMIT, 0x0f, 0, a, 1);
 	msr_tso_add_op(h.tso, &op);
 	assert_only(MSR_V_TSO_VALUE, 1);
 }
@@ -406,8 +406,8 @@ Test(tso, untorn_split_sources_allowed)
 	msr_tso_add_commit(h.tso, &c);
 	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
 	op.blk[0].nrf = 2;
-	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 0, a, 1};
-	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 1, 1, 2};
+	op.blk[0].rf[0] = h_rf(MSR_RF_COMMIT, 0xf0, 0, a, 1);
+	op.blk[0].rf[1] = h_rf(MSR_RF_COMMIT, 0x0f, 1, 1, 2);
 	msr_tso_add_op(h.tso, &op);
 	assert_clean();
 }
