@@ -672,3 +672,74 @@ Test(tso, stale_read_beyond_commit_ring)
 	h_load(&h, 2, X, 1, 0, 1, 1);       /* older again: coherence */
 	assert_only(MSR_V_TSO_COHERENCE, 1);
 }
+
+/* MP where x's old value came from a DMA_ST / MEM_SLAM write placed after
+ * `dma_at` commits. */
+static void mp_dma(uint64_t dma_at, bool placed)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 0, Y, 1);
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_commit(&h, 0, sy, Y, 1, false); /* co 2 */
+	h_load(&h, 1, Y, 1, 0, sy, 2);
+	h_op_init(&h, &op, 1, MSR_OP_LOAD, MSR_STEP_LD, X);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, dma_at);
+	op.blk[0].rf[0].placed = placed;
+	msr_tso_add_op(h.tso, &op);
+}
+
+Test(tso, dma_before_store_is_stale)
+{
+	mp_dma(0, true);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+	cr_assert_eq(h.v[0].nproof, 4);
+}
+
+Test(tso, dma_after_store_is_fresh)
+{
+	mp_dma(1, true);
+	assert_clean();
+}
+
+Test(tso, dma_unplaced_is_unconstrained)
+{
+	mp_dma(0, false);
+	assert_clean();
+}
+
+Test(tso, dma_read_as_witness)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy;
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_op_init(&h, &op, 1, MSR_OP_LOAD, MSR_STEP_LD, Y);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, 1); /* y after co 1 */
+	op.blk[0].rf[0].placed = 1;
+	msr_tso_add_op(h.tso, &op);
+	h_load(&h, 1, X, 0, 0, 0, 0); /* x before co 1: stale */
+	sy = h_store(&h, 0, Y, 1);
+	h_commit(&h, 0, sy, Y, 1, false);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+	/* ld y -po-> ld x -fr-> st x -co-> DMA write -rf-> ld y */
+	cr_assert_eq(h.v[0].nproof, 4);
+	cr_assert_eq(h.v[0].proof[2].rel, MSR_REL_CO);
+	cr_assert_eq(h.v[0].proof[3].op, MSR_STEP_NOP);
+}
+
+Test(tso, dma_older_than_own_store_is_coherence)
+{
+	uint64_t sx = h_store(&h, 0, X, 1);
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false);
+	h_op_init(&h, &op, 0, MSR_OP_LOAD, MSR_STEP_LD, X);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, 0);
+	op.blk[0].rf[0].placed = 1;
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+}
