@@ -120,7 +120,8 @@ struct msr_tso {
 	size_t ring_cap;
 	struct tso_map blocks;
 	uint64_t n;              /* commits seen: the newest co */
-	unsigned nblocked;       /* strands with queued ops */
+	unsigned nblocked;       /* strands with queued ops, listed in */
+	uint8_t blocked[MSR_MAX_STRANDS];
 	bool finishing;
 	bool nomem;
 	struct tso_load ld;         /* scratch for the load being placed */

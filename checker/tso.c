@@ -286,6 +286,18 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
 
+/* A commit may unblock any waiting strand: retry each (they are few). */
+static void drain_blocked(struct msr_tso *t)
+{
+	uint8_t list[MSR_MAX_STRANDS];
+	unsigned i, n = t->nblocked;
+
+	memcpy(list, t->blocked, n);
+	for (i = 0; i < n; i++)
+		if (t->s[list[i]].qlen)
+			drain(t, &t->s[list[i]], false);
+}
+
 static uint64_t later_co(struct tso_strand *s)
 {
 	struct tso_srec *r = srec_get(s, s->ss_last);
@@ -338,13 +350,8 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		else
 			s->ss_last = c->sseq;
 	}
-	if (!t->nblocked)
-		return;
-	if (s->qlen)
-		drain(t, s, false);
-	for (i = 0; i < MSR_MAX_STRANDS && t->nblocked; i++)
-		if (t->s[i].qlen)
-			drain(t, &t->s[i], false);
+	if (t->nblocked)
+		drain_blocked(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -830,9 +837,18 @@ static void op_run(struct msr_tso *t, struct tso_strand *s,
 
 static void queue_pop(struct msr_tso *t, struct tso_strand *s)
 {
+	unsigned i, idx = (unsigned)(s - t->s);
+
 	s->qhead = (s->qhead + 1) & (s->qcap - 1);
-	if (--s->qlen == 0)
-		t->nblocked--;
+	if (--s->qlen)
+		return;
+	for (i = 0; i < t->nblocked; i++)
+		if (t->blocked[i] == idx) {
+			memmove(t->blocked + i, t->blocked + i + 1,
+				t->nblocked - i - 1);
+			break;
+		}
+	t->nblocked--;
 }
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force)
@@ -880,7 +896,7 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 		s->qhead = 0;
 	}
 	if (s->qlen++ == 0)
-		t->nblocked++;
+		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);
 	s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)] = *op;
 	return 0;
 }
