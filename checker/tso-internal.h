@@ -80,6 +80,7 @@ struct tso_strand {
 	struct tso_srec *st;
 	size_t st_cap;
 	struct tso_map own;
+	size_t own_cursor;       /* sweep position in `own` */
 	uint64_t last_st_sseq;  /* youngest executed store entry */
 	uint64_t barrier_upto;  /* stores <= this precede later loads */
 	uint64_t scanned;       /* stores <= this folded into f_sl */

@@ -120,6 +120,31 @@ static void *map_find(struct tso_map *m, uint64_t pa8, bool create)
 	}
 }
 
+/* Remove the entry at `e` (linear probing: shift later entries back). */
+static void map_del(struct tso_map *m, void *e)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, map_slot(m, j), sizeof(key));
+		if (!key)
+			break;
+		h = hash64(key) & mask;
+		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(map_slot(m, i), map_slot(m, j), m->esz);
+			i = j;
+		}
+	}
+	memset(map_slot(m, i), 0, m->esz);
+	m->n--;
+}
+
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
 {
 	const struct tso_crec *c;
@@ -444,11 +469,9 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
 /* co of the next store to byte `pa` after the store with co `co`, 0 when
  * none has committed yet. Beyond the commit ring the newest store to the
  * byte stands in: an upper bound, so no false alarm can come of it. */
-static uint64_t next_store(const struct msr_tso *t, uint64_t co,
-			   uint64_t pa)
+static uint64_t next_store(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t co, uint64_t pa)
 {
-	struct tso_block *b = map_find((struct tso_map *)&t->blocks,
-				       pa & ~7ull, false);
 	const struct tso_crec *c;
 	unsigned i = pa & 7;
 
@@ -462,15 +485,12 @@ static uint64_t next_store(const struct msr_tso *t, uint64_t co,
 	return b->latest[i];
 }
 
-
-
 /* co of the first commit to byte `pa` after position `d` (d commits seen);
  * 0 when none yet. Walks the per-byte chain a few steps, then falls back
  * to the newest commit to the byte (an upper bound: never a false alarm). */
-static uint64_t next_after(const struct msr_tso *t, uint64_t d, uint64_t pa)
+static uint64_t next_after(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t d, uint64_t pa)
 {
-	struct tso_block *b = map_find((struct tso_map *)&t->blocks,
-				       pa & ~7ull, false);
 	unsigned i = pa & 7, k;
 	uint64_t c;
 
@@ -488,9 +508,10 @@ static uint64_t next_after(const struct msr_tso *t, uint64_t d, uint64_t pa)
 
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
  * order: the load sits after that place and before the next commit. */
-static bool dma_resolve(struct msr_tso *t, struct tso_load *l,
-			const struct msr_rf *rf, uint64_t yco, bool own,
-			const struct tso_srec *y, struct tso_byte *out)
+static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
+			struct tso_load *l, const struct msr_rf *rf,
+			uint64_t yco, bool own, const struct tso_srec *y,
+			struct tso_byte *out)
 {
 	struct msr_proof_op yp;
 
@@ -498,7 +519,7 @@ static bool dma_resolve(struct msr_tso *t, struct tso_load *l,
 		return false; /* place unknown: no constraint */
 	out->dma = true;
 	out->lo = out->src = rf->co;
-	out->hi = next_after(t, rf->co, out->pa);
+	out->hi = next_after(t, bk, rf->co, out->pa);
 	if (own && (!yco || rf->co < yco)) {
 		memset(&yp, 0, sizeof(yp));
 		if (y && y->have_op)
@@ -513,9 +534,9 @@ static bool dma_resolve(struct msr_tso *t, struct tso_load *l,
  * false (and a violation) when the source alone breaks an axiom. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
+			 const struct tso_own *own, const struct tso_block *bk,
 			 uint64_t pa, struct tso_byte *out)
 {
-	struct tso_own *own = map_find(&s->own, pa & ~7ull, false);
 	unsigned i = pa & 7;
 	uint64_t ysseq = own ? own->sseq[i] : 0, yco = own ? own->co[i] : 0;
 	bool yrmo = own && (own->rmo & (0x80u >> i));
@@ -530,6 +551,15 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	if (rf->kind == MSR_RF_BYPASS) {
 		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
 
+		if (mine && !ysseq && rf->sseq <= s->last_st_sseq &&
+		    (!bs || (bs->co && bs->co <= s->f_ll))) {
+			/* its entry retired: committed before the strand's
+			 * position, so the bypass is a read of that commit */
+			out->lo = 0;
+			out->src = bs ? bs->co : 0;
+			out->hi = out->src ? next_store(t, bk, out->src, pa) : 0;
+			return true;
+		}
 		if (!mine || rf->sseq != ysseq) {
 			yp.strand = rf->strand;
 			if (bs && bs->have_op)
@@ -539,18 +569,18 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		}
 		out->lo = 0;
 		out->src = yco;
-		out->hi = yco ? next_store(t, yco, pa) : 0;
+		out->hi = yco ? next_store(t, bk, yco, pa) : 0;
 		return true;
 	}
 	if (rf->kind == MSR_RF_DMA)
-		return dma_resolve(t, l, rf, ysseq && !yrmo ? yco : 0,
+		return dma_resolve(t, bk, l, rf, ysseq && !yrmo ? yco : 0,
 				   ysseq && !yrmo, y, out);
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
 	if (rf->kind == MSR_RF_COMMIT && mine &&
 	    l->op->kind == MSR_OP_ATOMIC && rf->sseq == l->op->blk[0].sseq) {
 		out->lo = out->src = c; /* its own write: an atomicity break */
-		out->hi = next_store(t, c, pa);
+		out->hi = next_store(t, bk, c, pa);
 		return true;
 	}
 	if (rf->kind == MSR_RF_COMMIT && mine && rf->sseq > s->last_st_sseq) {
@@ -558,7 +588,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return false;
 	}
 	out->src = c;
-	out->hi = next_store(t, c, pa);
+	out->hi = next_store(t, bk, c, pa);
 	if (ysseq && rf->kind == MSR_RF_COMMIT && mine && rf->sseq == ysseq) {
 		out->lo = 0; /* its own youngest store: bypass or not */
 		return true;
@@ -581,6 +611,9 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	l->nb = 0;
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
+		const struct tso_own *own = map_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = map_find(&t->blocks, blk->pa8,
+						      false);
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
@@ -592,8 +625,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 					continue;
 				memset(&l->b[l->nb], 0, sizeof(l->b[0]));
 				l->b[l->nb].val = blk->load[i];
-				if (byte_resolve(t, s, l, rf, blk->pa8 + i,
-						 &l->b[l->nb]))
+				if (byte_resolve(t, s, l, rf, own, bk,
+						 blk->pa8 + i, &l->b[l->nb]))
 					l->nb++;
 			}
 		}
@@ -675,12 +708,40 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 /* Atomics, stores, barriers                                                 */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Retire own-store entries whose stores all committed at or before the
+ * strand's position: every later load of the strand sits after them, so a
+ * stale read of those bytes is caught by the position alone. A few slots
+ * per store keep the map near the in-flight window.
+ */
+static void own_sweep(struct tso_strand *s)
+{
+	unsigned k, i;
+
+	for (k = 0; k < 4 && s->own.n; k++) {
+		struct tso_own *e;
+		bool done = true;
+
+		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
+		e = map_slot(&s->own, s->own_cursor);
+		if (!e->key)
+			continue;
+		for (i = 0; i < 8 && done; i++)
+			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
+				done = false;
+		if (done)
+			map_del(&s->own, e);
+	}
+}
+
 static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
-	struct tso_own *e = map_find(&s->own, blk->pa8, true);
+	struct tso_own *e;
 	unsigned i;
 
+	own_sweep(s);
+	e = map_find(&s->own, blk->pa8, true);
 	if (!e) {
 		t->nomem = true;
 		return;
@@ -695,6 +756,7 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 				e->rmo &= (uint8_t)~(0x80u >> i);
 		}
 }
+
 
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
