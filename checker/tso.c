@@ -330,11 +330,33 @@ static uint64_t later_co(struct tso_strand *s)
 	return r ? r->co : 0;
 }
 
+static void commit_record(struct msr_tso *t, const struct msr_commit *c,
+			  const struct tso_srec *sr)
+{
+	struct tso_crec *rec = &t->ring[c->co & (t->ring_cap - 1)];
+	bool op = sr && sr->have_op;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->co = c->co;
+	rec->pa8 = c->pa8;
+	rec->sseq = c->sseq;
+	rec->iseq = op ? sr->info.iseq : c->iseq;
+	rec->pc = op ? sr->info.pc : 0;
+	rec->step_op = op ? sr->info.op
+			  : (c->atomic ? MSR_STEP_CAS : MSR_STEP_ST);
+	rec->event = c->event;
+	rec->ts = c->ts;
+	rec->strand = c->strand;
+	rec->mask = c->mask;
+	rec->rmo = c->rmo;
+	rec->atomic = c->atomic;
+	memcpy(rec->data, c->data, 8);
+}
+
 void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_strand *s;
-	struct tso_srec *sr;
-	struct tso_crec *rec;
+	struct tso_srec *sr = NULL;
 	struct tso_own *own;
 	unsigned i;
 
@@ -344,27 +366,16 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	if (!s)
 		return;
 	t->n = c->co;
-	sr = srec_put(t, s, c->sseq);
-	sr->co = c->co;
-	sr->rmo = c->rmo;
-	sr->atomic = c->atomic;
-	rec = &t->ring[c->co & (t->ring_cap - 1)];
-	memset(rec, 0, sizeof(*rec));
-	rec->co = c->co;
-	rec->pa8 = c->pa8;
-	rec->sseq = c->sseq;
-	rec->iseq = sr->have_op ? sr->info.iseq : c->iseq;
-	rec->pc = sr->have_op ? sr->info.pc : 0;
-	rec->step_op = sr->have_op ? sr->info.op
-				   : (c->atomic ? MSR_STEP_CAS : MSR_STEP_ST);
-	rec->event = c->event;
-	rec->ts = c->ts;
-	rec->strand = c->strand;
-	rec->mask = c->mask;
-	rec->rmo = c->rmo;
-	rec->atomic = c->atomic;
-	memcpy(rec->data, c->data, 8);
+	if (c->sseq) { /* 0: a commit the engine bound to no store */
+		sr = srec_put(t, s, c->sseq);
+		sr->co = c->co;
+		sr->rmo = c->rmo;
+		sr->atomic = c->atomic;
+	}
+	commit_record(t, c, sr);
 	commit_link(t, c);
+	if (!sr)
+		return;
 	own = map_find(&s->own, c->pa8, false);
 	for (i = 0; own && i < 8; i++)
 		if (own->sseq[i] == c->sseq)
@@ -763,9 +774,12 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 				   const struct msr_op *op,
 				   const struct msr_op_block *blk)
 {
-	struct tso_srec *r = srec_put(t, s, blk->sseq);
+	struct tso_srec *r;
 	struct tso_crec *c;
 
+	if (!blk->sseq)
+		return NULL; /* no store entry: nothing to order */
+	r = srec_put(t, s, blk->sseq);
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
@@ -792,10 +806,12 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		const struct msr_op_block *blk = &op->blk[b];
 		struct tso_srec *r = store_exec(t, s, op, blk);
 
+		if (!r)
+			continue;
 		/* a commit seen before its store executed may precede a
-		 * position an earlier load already holds */
-		/* (through a barrier the non-RMO case is a StoreStore break,
-		 * reported at the commit) */
+		 * position an earlier load already holds (through a barrier
+		 * the non-RMO case is a StoreStore break, reported at the
+		 * commit) */
 		if (r->co && !reported && s->f_ll >= r->co &&
 		    (s->w_ll.type == TSO_WIT_RF ||
 		     (s->w_ll.type == TSO_WIT_OWN && op->rmo &&
@@ -845,7 +861,7 @@ store:
 	for (b = 0; b < op->nblocks; b++) {
 		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b]);
 
-		if (!op->store_failed)
+		if (sr && !op->store_failed)
 			own_store(t, s, &op->blk[b], sr->co, false);
 	}
 	s->barrier_upto = s->last_st_sseq;
