@@ -456,8 +456,8 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
 			return false;
 		return force || rf_seen(t, op);
 	}
-	if (op->kind != MSR_OP_ATOMIC || !op->nblocks)
-		return true;
+	if (op->kind != MSR_OP_ATOMIC || !op->nblocks || !op->blk[0].sseq)
+		return true; /* (an atomic without store entry: a plain load) */
 	if (!scan_stores(t, s, s->barrier_upto, force))
 		return false;
 	r = srec_get(s, op->blk[0].sseq);
