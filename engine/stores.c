@@ -122,7 +122,8 @@ static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */
 static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
-			const struct st_ent *se, const struct msr_src *src)
+			const struct st_ent *se, const struct msr_src *src,
+			uint8_t *zeroed)
 {
 	uint64_t pa8 = ev->pa & ~7ULL;
 	uint8_t wmask = ev->bmask & se->bmask;
@@ -136,13 +137,19 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 			if (wmask & (0x80u >> i))
 				b->pend[i]++;
 	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
-		/* an L2 miss of a block-init store zeroes the rest of the line */
+		/*
+		 * An L2 miss of a block-init store zeroes the rest of the line.
+		 * In its own block the zeroes belong to the commit; in the other
+		 * blocks they are outside that block's commit order (like DMA).
+		 */
+		static const struct msr_src side = {0, 0, 0, MSR_RF_DMA};
 		uint64_t l2 = pa8 & ~(uint64_t)(e->cfg.l2_line - 1);
 
 		for (uint64_t a = l2; a < l2 + e->cfg.l2_line; a += 8)
 			msr_mem_write(e, a, zero,
-				      a == pa8 ? (uint8_t)~wmask : 0xff, src,
-				      false);
+				      a == pa8 ? (uint8_t)~wmask : 0xff,
+				      a == pa8 ? src : &side, false);
+		*zeroed = (uint8_t)~wmask;
 	}
 	return wmask;
 }
@@ -178,7 +185,7 @@ static void st_unmatched_commit(struct msr_engine *e,
 
 static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 			   const struct st_ent *se, uint64_t sseq,
-			   const struct mab_ent *m)
+			   const struct mab_ent *m, uint8_t zeroed)
 {
 	struct msr_commit c;
 
@@ -190,7 +197,7 @@ static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 	c.sseq = sseq;
 	c.iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
 	c.pa8 = m->pa;
-	c.mask = m->mask;
+	c.mask = m->mask | zeroed; /* block-init zeroes count as written */
 	memcpy(c.data, m->data, 8);
 	c.rmo = (se->flags & STF_RMO) != 0;
 	c.atomic = se->itype == MSR_IT_ATOMIC;
@@ -210,6 +217,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	struct chist *h;
 	struct blk *b;
 	uint64_t *pc;
+	uint8_t zeroed = 0;
 
 	if (!se) {
 		st_unmatched_commit(e, ev, co);
@@ -235,7 +243,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	m->type = MAB_COMMIT;
 	m->strand = (uint8_t)t;
-	m->mask = st_apply(e, ev, se, &src);
+	m->mask = st_apply(e, ev, se, &src, &zeroed);
 	m->rmo = (se->flags & STF_RMO) != 0;
 	m->atomic = se->itype == MSR_IT_ATOMIC;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
@@ -257,7 +265,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	h->event = ev->index;
 	h->ts = ev->ts;
 	h->strand = (uint8_t)t;
-	h->mask = m->mask;
+	h->mask = m->mask | zeroed;
 	memcpy(h->data, m->data, 8);
 	if (b)
 		b->last_co = co;
@@ -266,7 +274,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 		*pc = mseq;
 	else
 		e->nomem = 1;
-	st_emit_commit(e, ev, se, sseq, m);
+	st_emit_commit(e, ev, se, sseq, m, zeroed);
 	while (s->st_commit_cur < s->st.tail) {
 		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
 

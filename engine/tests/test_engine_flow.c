@@ -242,10 +242,13 @@ Test(flow, block_init_store_l2_miss_zeroes_the_line)
 	t_finish(t);
 	expect_clean(t);
 	cr_assert(t->c[0].rmo);
+	cr_assert_eq(t->c[0].mask, 0xff);
 	cr_assert_eq(t->ops[0].kind, MSR_OP_STORE);
 	cr_assert(t->ops[0].rmo);
-	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
-	cr_assert_eq(t->ops[1].blk[0].rf[0].co, 1);
+	/* zeroes in the other blocks of the line are outside their co */
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].co, 1);
 	t_free(t);
 }
 

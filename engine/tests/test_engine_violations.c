@@ -312,6 +312,8 @@ Test(violation, step_kind_mismatch)
 	cr_assert_eq(t->nv, 1);
 	cr_assert_eq(t->v[0].kind, MSR_V_STEP_KIND_MISMATCH);
 	cr_assert_eq(t->v[0].iseq, 1);
+	t_finish(t); /* the SSTEP retired the load: nothing left over */
+	cr_assert_eq(t->nv, 1);
 	t_free(t);
 }
 
