@@ -85,6 +85,7 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
+	bool dead;      /* invalidated after its data returned */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];

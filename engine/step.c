@@ -648,6 +648,7 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	if (!e->have_steps)
 		return MSR_OK;
 	memset(&st, 0, sizeof(st));
+	s->last_pc = 0;
 	rc = e->steps.next(e->steps.ctx, t, &st, err);
 	if (rc < 0)
 		return rc;
