@@ -120,6 +120,19 @@ void msr_mab_leftovers(struct msr_engine *e)
 	}
 }
 
+/* Drop answered (or force-retired) EVICTs from the front of a bank FIFO. */
+static void bank_trim(struct msr_engine *e, struct msr_ring *r)
+{
+	while (r->head < r->tail) {
+		struct mab_ent *m = msr_ring_at(&e->mab,
+						*(uint64_t *)msr_ring_at(r, r->head));
+
+		if (m && m->await)
+			break;
+		r->head++;
+	}
+}
+
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 {
 	uint64_t pa = ev->pa & ~15ULL, mseq;
@@ -139,11 +152,14 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m->pa = pa;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	bq = msr_ring_push(&e->banks[bank]);
-	if (bq)
-		*bq = mseq;
-	else
-		e->nomem = 1;
+	if (m->await) {
+		bank_trim(e, &e->banks[bank]);
+		bq = msr_ring_push(&e->banks[bank]);
+		if (bq)
+			*bq = mseq;
+		else
+			e->nomem = 1;
+	}
 	msr_mab_retire(e);
 }
 
@@ -155,14 +171,7 @@ void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 	if (core >= e->cfg.cores || bank >= e->cfg.l2_banks)
 		goto unmatched;
 	r = &e->banks[bank];
-	while (r->head < r->tail) { /* drop answered EVICTs from the front */
-		struct mab_ent *m = msr_ring_at(&e->mab,
-						*(uint64_t *)msr_ring_at(r, r->head));
-
-		if (m && m->await)
-			break;
-		r->head++;
-	}
+	bank_trim(e, r);
 	for (uint64_t q = r->head; q < r->tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab,
 						*(uint64_t *)msr_ring_at(r, q));

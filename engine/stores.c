@@ -20,7 +20,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 		unsigned need = STF_COMMITTED | STF_ACKED | STF_CRETIRED;
 		bool done = (se->flags & STF_POPPED) ||
 			((se->flags & need) == need &&
-			 ((se->flags & STF_EXEC) || !e->have_steps));
+			 ((se->flags & STF_EXEC) || !e->have_steps ||
+			  s->short_reported));
 
 		if (!done)
 			break;
@@ -104,6 +105,19 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	s->st_live_tail = s->st.tail;
 }
 
+/* Drop answered (or force-retired) commits from the front of the ring. */
+static void pcommit_trim(struct msr_engine *e, struct strand *s)
+{
+	while (s->pcommit.head < s->pcommit.tail) {
+		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
+		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+
+		if (m && m->await)
+			break;
+		s->pcommit.head++;
+	}
+}
+
 static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
@@ -177,9 +191,16 @@ static void st_unmatched_commit(struct msr_engine *e,
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	uint64_t *pc = msr_ring_push(&e->strands[t].pcommit);
-	if (pc)
-		*pc = mseq;
+	if (m->await) {
+		uint64_t *pc;
+
+		pcommit_trim(e, &e->strands[t]);
+		pc = msr_ring_push(&e->strands[t].pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
 	msr_mab_retire(e);
 }
 
@@ -269,11 +290,14 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	memcpy(h->data, m->data, 8);
 	if (b)
 		b->last_co = co;
-	pc = msr_ring_push(&s->pcommit);
-	if (pc)
-		*pc = mseq;
-	else
-		e->nomem = 1;
+	if (m->await) {
+		pcommit_trim(e, s);
+		pc = msr_ring_push(&s->pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
 	st_emit_commit(e, ev, se, sseq, m, zeroed);
 	while (s->st_commit_cur < s->st.tail) {
 		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
@@ -327,14 +351,7 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 {
 	uint64_t lmask = ~(uint64_t)(e->line - 1);
 
-	while (s->pcommit.head < s->pcommit.tail) {
-		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
-		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
-
-		if (m && m->await)
-			break;
-		s->pcommit.head++;
-	}
+	pcommit_trim(e, s);
 	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
 		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
 		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
