@@ -217,11 +217,23 @@ void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};
-	uint8_t d[8];
+	static const struct msr_src init = {0, 0, 0, MSR_RF_INIT};
+	uint64_t pa8 = ev->pa & ~7ULL;
+	uint8_t d[8], cur[8], known, fresh = 0;
+	struct msr_src src[8];
 
-	/* back-door memory write: commits not yet retired stay on top */
+	/*
+	 * Back-door memory write: commits not yet retired stay on top. Bytes
+	 * no store has written yet get their initial value this way (co 0);
+	 * overwriting a stored byte is outside the commit order, like DMA.
+	 */
 	data_bytes(ev->data, d);
-	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma, true);
+	msr_mem_read(e, pa8, cur, &known, src);
+	for (unsigned i = 0; i < 8; i++)
+		if (src[i].kind == MSR_RF_INIT)
+			fresh |= (uint8_t)(0x80u >> i);
+	msr_mem_write(e, pa8, d, ev->bmask & fresh, &init, true);
+	msr_mem_write(e, pa8, d, ev->bmask & (uint8_t)~fresh, &dma, true);
 }
 
 void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev)

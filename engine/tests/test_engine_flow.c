@@ -447,7 +447,7 @@ Test(flow, io_load_data_out_of_order)
 	cr_assert_eq(t->ops[0].blk[0].data_event, 5);
 	cr_assert_eq(t->ops[1].pa, b);
 	cr_assert_eq(t->ops[1].blk[0].data_event, 4);
-	cr_assert_eq(t->ops[0].blk[0].rf[0].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[0].blk[0].rf[0].kind, MSR_RF_INIT); /* slammed */
 	t_free(t);
 }
 
@@ -624,8 +624,27 @@ Test(flow, mem_slam_stays_under_a_pending_commit)
 	cr_assert_eq(t->ops[1].blk[0].nrf, 2);
 	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
 	cr_assert_eq(t->ops[1].blk[0].rf[0].mask, 0xf0);
-	cr_assert_eq(t->ops[1].blk[0].rf[1].kind, MSR_RF_DMA);
+	/* bytes no store wrote yet: the slam sets their initial value */
+	cr_assert_eq(t->ops[1].blk[0].rf[1].kind, MSR_RF_INIT);
 	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 1);
+	t_free(t);
+}
+
+Test(flow, mem_slam_over_a_stored_byte_is_outside_co)
+{
+	struct tctx *t = t_new(true);
+
+	step_st(t, C0, 0xc000, 8, 5);
+	full_store(t, C0, 0xc000, 8, 5, 0, 1);
+	mem_slam(t, 0xc000, 6, 0x01, 10);
+	miss_load(t, C1, 0xc000, 6, 20);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->ops[1].blk[0].nrf, 2);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].mask, 0xfe);
+	cr_assert_eq(t->ops[1].blk[0].rf[1].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[1].blk[0].rf[1].mask, 0x01);
 	t_free(t);
 }
 
