@@ -62,8 +62,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	struct strand *s = &e->strands[t];
 	struct st_ent *prev = s->st_live_tail > s->st.head
 		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
-	struct st_ent *first = NULL, *se;
-	uint64_t seq;
+	struct st_ent *first, *se;
+	uint64_t seq, gseq = 0;
 
 	/* the ST_ISSUEs of one block store form one group (for ST_POP) */
 	if (prev && ev->itype == MSR_IT_BLOCK_STORE &&
@@ -71,21 +71,20 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	    !(prev->flags & (STF_EXEC | STF_POPPED)) &&
 	    (prev->pa & ~63ULL) == (ev->pa & ~63ULL)) {
 		first = msr_ring_at(&s->st, prev->group);
-		if (first && first->nent >= 8)
-			first = NULL;
+		if (first && first->nent < 8)
+			gseq = prev->group;
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
-	se = msr_ring_push(&s->st);
+	se = msr_ring_push(&s->st); /* may move the ring: no pointers kept */
 	if (!se) {
 		e->nomem = 1;
 		return;
 	}
 	seq = s->st.tail - 1;
-	if (first && !msr_ring_at(&s->st, first->group))
-		first = NULL;
+	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
 	if (first) {
-		se->group = first->group;
+		se->group = gseq;
 		first->nent++;
 	} else {
 		se->group = seq;

@@ -752,3 +752,22 @@ Test(flow, unknown_memory_is_learned_once)
 	cr_assert_eq(be_val(t->v[0].expected, 8), 0x77);
 	t_free(t);
 }
+
+Test(flow, block_store_groups_survive_ring_growth)
+{
+	struct tctx *t = t_new(false);
+
+	/* 10 block stores = 80 entries: the ring grows while a group is open */
+	for (unsigned b = 0; b < 10; b++)
+		for (unsigned k = 0; k < 8; k++)
+			st_issue(t, C0, 0x10000 + 64 * b + 8 * k, b, 0xff,
+				 MSR_IT_BLOCK_STORE, 1);
+	for (unsigned b = 0; b < 10; b++)
+		simple(t, MSR_ST_POP, C0);
+	expect_clean(t);
+	simple(t, MSR_ST_POP, C0);
+	cr_assert_eq(count_kind(t, MSR_V_POP_EMPTY), 1);
+	t_finish(t);
+	cr_assert_eq(t->nv, 1);
+	t_free(t);
+}
