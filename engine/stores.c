@@ -361,6 +361,37 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 	return NULL;
 }
 
+/* The own core's L1 copy of the block, and any fill of it still to come
+ * (its data returned before this update), take the committed bytes. */
+static void st_update_l1(struct msr_engine *e, unsigned core,
+			 const struct mab_ent *m, const struct msr_event *ev)
+{
+	struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
+	uint64_t line = m->pa & ~(uint64_t)(e->line - 1);
+	unsigned k = (unsigned)(m->pa - line) / 8;
+
+	if (p) {
+		memcpy(p->data, m->data, 8);
+		memcpy(p->src, m->src, sizeof(p->src));
+		p->known = m->known;
+		p->fill_event = ev->index;
+		p->fill_ts = ev->ts;
+	}
+	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
+		struct strand *s = &e->strands[t];
+
+		for (unsigned i = 0; i < s->fill_n; i++) {
+			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+			if (f->line != line || f->dead)
+				continue;
+			memcpy(f->data + 8 * k, m->data, 8);
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+			f->known[k] = m->known;
+		}
+	}
+}
+
 void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		    bool update)
 {
@@ -383,17 +414,8 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		return;
 	}
 	m->await &= ~(1u << core);
-	if (update) {
-		struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
-
-		if (p) {
-			memcpy(p->data, m->data, 8);
-			memcpy(p->src, m->src, sizeof(p->src));
-			p->known = m->known;
-			p->fill_event = ev->index;
-			p->fill_ts = ev->ts;
-		}
-	}
+	if (update)
+		st_update_l1(e, core, m, ev);
 	if (!m->await)
 		msr_mab_retire(e);
 }

@@ -771,3 +771,22 @@ Test(flow, block_store_groups_survive_ring_growth)
 	cr_assert_eq(t->nv, 1);
 	t_free(t);
 }
+
+Test(flow, st_update_patches_a_fill_still_to_come)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "@a000 0000000000000001 0000000000000000\n");
+	miss_load(t, 1, 0xa000, 1, 100); /* core 0 holds the line */
+	step_ld(t, 2, 0xa008, 8, 0, true);
+	ld_issue(t, 2, 0xa008, 3, MSR_IT_LOAD, 110);
+	ld_data(t, 2, 0xa008, MSR_DSRC_L2, 111); /* line as of now: old */
+	step_st(t, C0, 0xa000, 8, 2);
+	full_store(t, C0, 0xa000, 8, 2, 0x1, 200); /* ST_UPDATE */
+	ld_fill(t, 2, 0xa008, 215);
+	sstep(t, 2);
+	hit_load(t, 1, 0xa000, 2, 300);
+	t_finish(t);
+	expect_clean(t);
+	t_free(t);
+}
