@@ -94,53 +94,6 @@ static bool has_unexecuted_load(struct strand *s)
 	return false;
 }
 
-/*
- * After a step-kind mismatch the SSTEP still retired the RTL's instruction:
- * mark the strand's oldest unexecuted group of the other kind executed, so
- * later steps pair with later instructions again.
- */
-static void consume_store_group(struct msr_engine *e, struct strand *s,
-				uint64_t iseq)
-{
-	for (uint64_t q = s->st_exec_cur; q < s->st.tail; q++) {
-		struct st_ent *se = msr_ring_at(&s->st, q);
-
-		if (se->flags & (STF_EXEC | STF_POPPED))
-			continue;
-		for (uint64_t g = q; g < s->st.tail; g++) {
-			struct st_ent *x = msr_ring_at(&s->st, g);
-
-			if (x->group != se->group)
-				break;
-			x->flags |= STF_EXEC;
-			x->iseq = iseq;
-		}
-		break;
-	}
-	msr_eng_st_retire(e, s);
-}
-
-static void consume_load_group(struct msr_engine *e, struct strand *s,
-			       uint64_t iseq)
-{
-	for (uint64_t q = s->ld_exec_cur; q < s->ld.tail; q++) {
-		struct ld_ent *le = msr_ring_at(&s->ld, q);
-
-		if (le->flags & (LDF_EXEC | LDF_POPPED))
-			continue;
-		for (uint64_t g = q; g < s->ld.tail; g++) {
-			struct ld_ent *x = msr_ring_at(&s->ld, g);
-
-			if (x->group != le->group)
-				break;
-			x->flags |= LDF_EXEC;
-			x->iseq = iseq;
-		}
-		break;
-	}
-	msr_eng_ld_retire(e, s);
-}
-
 static struct ld_ent *oldest_load(struct strand *s, const struct msr_step *st,
 				  uint64_t *seq)
 {
@@ -342,10 +295,9 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 	uint8_t want = want_load_itype(st->op);
 
 	if (!le) {
-		if (has_unexecuted_store(s) && st->op <= MSR_STEP_LDBLK) {
+		if (has_unexecuted_store(s) && st->op <= MSR_STEP_LDBLK)
 			kind_mismatch(e, t, iseq, st, "the strand's oldest issued instruction is a store, not a load");
-			consume_store_group(e, s, iseq);
-		} else
+		else
 			msr_eng_report(e, MSR_V_DATA_NOT_READY, (int)t, iseq,
 				       st->pa, st->size,
 				       "strand %u executed load instruction %llu at 0x%llx (step-log line %llu), but the strand has no issued load",
@@ -564,8 +516,6 @@ static struct st_ent *st_gather(struct msr_engine *e, unsigned t,
 		kind_mismatch(e, t, iseq, st,
 			      ld ? "the strand's oldest issued instruction is a load, not a store"
 				 : "the strand has no issued store");
-		if (ld)
-			consume_load_group(e, s, iseq);
 		return NULL;
 	}
 	*n = se->nent ? se->nent : 1;
