@@ -370,7 +370,7 @@ static void write_document(struct yw *w, const struct msr_report *r)
 		write_violation(w, r, i);
 	seq_end(w);
 	map_end(w);
-	yaml_document_end_event_initialize(&ev, 1);
+	yaml_document_end_event_initialize(&ev, 0);
 	emit(w, &ev);
 	yaml_stream_end_event_initialize(&ev);
 	emit(w, &ev);

@@ -1,6 +1,6 @@
 /*
- * config.c - the msync-replay configuration: UltraSPARC T2 defaults and the
- * YAML loader (PRODUCT.md "Configuration").
+ * config.c - the YAML configuration loader (PRODUCT.md "Configuration"); the
+ * UltraSPARC T2 defaults it loads over come from msr_config_default.
  *
  * The loader walks libyaml's event stream once, section by section, and
  * accepts only the keys it knows: unknown keys, duplicate keys (libyaml does
@@ -17,20 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-
-void msr_config_default(struct msr_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->cores = 8;
-	cfg->threads_per_core = 8;
-	cfg->l1_line = 16;
-	cfg->l2_line = 64;
-	cfg->l2_banks = 8;
-	cfg->context_len = 16;
-	cfg->max_violations = 0;
-	cfg->step_lookahead = (size_t)1 << 20;
-	cfg->max_inflight = (size_t)1 << 16;
-}
 
 void msr_config_release(struct msr_config *cfg)
 {
@@ -75,6 +61,7 @@ static const struct key_def report_keys[] = {
 static const struct key_def limits_keys[] = {
 	KEY("step_lookahead", step_lookahead, K_SIZE, 1, (uint64_t)1 << 32, false),
 	KEY("max_inflight", max_inflight, K_SIZE, 1, (uint64_t)1 << 32, false),
+	KEY("mab_window", mab_window, K_SIZE, 1, (uint64_t)1 << 32, false),
 	{NULL, 0, K_UNSIGNED, 0, 0, false},
 };
 

@@ -29,10 +29,10 @@
 
 /* Where one byte's current value came from (feeds msr_rf). */
 struct msr_src {
-	uint64_t co;     /* COMMIT: commit number */
-	uint64_t sseq;   /* COMMIT / BYPASS: store entry */
-	uint8_t strand;
-	uint8_t kind;    /* enum msr_rf_kind */
+	uint64_t co;            /* COMMIT: commit number */
+	uint64_t sseq : 48;     /* COMMIT / BYPASS: store entry */
+	uint64_t strand : 8;
+	uint64_t kind : 8;      /* enum msr_rf_kind */
 };
 
 /* Load entry flags */
@@ -85,6 +85,7 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
+	bool dead;      /* invalidated after its data returned */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
@@ -144,6 +145,7 @@ struct l1_piece {
 struct page {
 	uint8_t data[MSR_PAGE_SIZE];
 	uint8_t known[MSR_PAGE_SIZE / 8]; /* bit i%8 of byte i/8 */
+	uint32_t blk[MSR_PAGE_SIZE / 8];  /* struct blk pool index + 1, 0 = none */
 };
 
 /* One entry of the bounded commit history (slot = co & (N - 1)). */
@@ -168,8 +170,9 @@ struct msr_engine {
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;
-	struct msr_map blk_map;    /* pa8 -> pool index */
-	struct msr_pool blks;
+	uint64_t last_pn;          /* one-entry cache of the page lookup */
+	uint32_t last_page;        /* UINT32_MAX = empty */
+	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
 	struct msr_pool l1;
 	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */

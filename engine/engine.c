@@ -49,10 +49,8 @@ void msr_eng_viol_init(struct msr_engine *e, struct msr_violation *v,
 	v->kind = kind;
 	v->strand = strand;
 	v->core = strand >= 0 ? strand / (int)e->tpc : -1;
-	if (strand >= 0 && (unsigned)strand < e->nstrands) {
+	if (strand >= 0 && (unsigned)strand < e->nstrands)
 		v->iseq = e->strands[strand].executed + 1;
-		v->pc = e->strands[strand].last_pc;
-	}
 	if (ev) {
 		v->ts = ev->code == MSR_SSTEP || ev->code == MSR_LD_POP ||
 				ev->code == MSR_ST_POP || ev->code == MSR_MEM_CHECK
@@ -89,6 +87,12 @@ void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
 	msr_eng_viol_init(e, &v, kind, strand);
 	if (iseq)
 		v.iseq = iseq;
+	/* the pc is known for the instruction the current step executes */
+	if (strand >= 0 && (unsigned)strand < e->nstrands &&
+	    v.iseq == e->strands[strand].executed)
+		v.pc = e->strands[strand].last_pc;
+	if (kind == MSR_V_UNMATCHED_EVICT_INV && e->ev)
+		v.core = e->ev->cid;
 	v.pa = pa;
 	v.size = size;
 	va_start(ap, fmt);

@@ -120,6 +120,19 @@ void msr_mab_leftovers(struct msr_engine *e)
 	}
 }
 
+/* Drop answered (or force-retired) EVICTs from the front of a bank FIFO. */
+static void bank_trim(struct msr_engine *e, struct msr_ring *r)
+{
+	while (r->head < r->tail) {
+		struct mab_ent *m = msr_ring_at(&e->mab,
+						*(uint64_t *)msr_ring_at(r, r->head));
+
+		if (m && m->await)
+			break;
+		r->head++;
+	}
+}
+
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 {
 	uint64_t pa = ev->pa & ~15ULL, mseq;
@@ -139,11 +152,14 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m->pa = pa;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	bq = msr_ring_push(&e->banks[bank]);
-	if (bq)
-		*bq = mseq;
-	else
-		e->nomem = 1;
+	if (m->await) {
+		bank_trim(e, &e->banks[bank]);
+		bq = msr_ring_push(&e->banks[bank]);
+		if (bq)
+			*bq = mseq;
+		else
+			e->nomem = 1;
+	}
 	msr_mab_retire(e);
 }
 
@@ -155,14 +171,7 @@ void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 	if (core >= e->cfg.cores || bank >= e->cfg.l2_banks)
 		goto unmatched;
 	r = &e->banks[bank];
-	while (r->head < r->tail) { /* drop answered EVICTs from the front */
-		struct mab_ent *m = msr_ring_at(&e->mab,
-						*(uint64_t *)msr_ring_at(r, r->head));
-
-		if (m && m->await)
-			break;
-		r->head++;
-	}
+	bank_trim(e, r);
 	for (uint64_t q = r->head; q < r->tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab,
 						*(uint64_t *)msr_ring_at(r, q));
@@ -208,11 +217,23 @@ void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};
-	uint8_t d[8];
+	static const struct msr_src init = {0, 0, 0, MSR_RF_INIT};
+	uint64_t pa8 = ev->pa & ~7ULL;
+	uint8_t d[8], cur[8], known, fresh = 0;
+	struct msr_src src[8];
 
-	/* back-door memory write: commits not yet retired stay on top */
+	/*
+	 * Back-door memory write: commits not yet retired stay on top. Bytes
+	 * no store has written yet get their initial value this way (co 0);
+	 * overwriting a stored byte is outside the commit order, like DMA.
+	 */
 	data_bytes(ev->data, d);
-	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma, true);
+	msr_mem_read(e, pa8, cur, &known, src);
+	for (unsigned i = 0; i < 8; i++)
+		if (src[i].kind == MSR_RF_INIT)
+			fresh |= (uint8_t)(0x80u >> i);
+	msr_mem_write(e, pa8, d, ev->bmask & fresh, &init, true);
+	msr_mem_write(e, pa8, d, ev->bmask & (uint8_t)~fresh, &dma, true);
 }
 
 void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev)

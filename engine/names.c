@@ -1,5 +1,6 @@
 /*
- * names.c - report names of violation kinds and proof relations.
+ * names.c - report names of violation kinds and proof relations, and the
+ * UltraSPARC T2 default configuration.
  *
  * The names are part of the report format (semantics.md section 6): never
  * rename one, only add.
@@ -70,4 +71,19 @@ const char *msr_rel_name(enum msr_rel rel)
 		return "fr";
 	}
 	return "?";
+}
+
+void msr_config_default(struct msr_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cores = 8;
+	cfg->threads_per_core = 8;
+	cfg->l1_line = 16;
+	cfg->l2_line = 64;
+	cfg->l2_banks = 8;
+	cfg->context_len = 16;
+	cfg->max_violations = 0;
+	cfg->step_lookahead = (size_t)1 << 20;
+	cfg->max_inflight = (size_t)1 << 16;
+	cfg->mab_window = MSR_DEFAULT_MAB_WINDOW;
 }

@@ -290,6 +290,15 @@ int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
 			  struct msr_trace_reader **out, struct msr_error *err);
 
 /*
+ * Like msr_trace_reader_open, on the `len` bytes at `buf` (not copied: they
+ * must stay valid until the reader is closed); `name` stands for the file
+ * name in error messages. For tests that build traces in memory.
+ */
+int msr_trace_reader_open_mem(const void *buf, size_t len, const char *name,
+			      const struct msr_trace_opts *opts,
+			      struct msr_trace_reader **out, struct msr_error *err);
+
+/*
  * Decode the next event into *ev (caller-owned). Returns MSR_OK, MSR_END at
  * the clean end of input, or a negative status with `err` filled; after an
  * error the reader must not be used again except to be closed.

@@ -353,6 +353,7 @@ Test(report, long_values_never_fold)
 			found = true;
 	fclose(f);
 	cr_assert(found, "the 64-byte value is on one line");
+	cr_assert_str_eq(line, "...\n", "the document ends explicitly, newline included");
 	msr_report_destroy(r);
 }
 

@@ -90,7 +90,7 @@ Test(config, loads_every_section)
 			       "  l1_line: 32\n  l2_line: 0x40\n  l2_banks: 4\n"
 			       "memory:\n  - boot.img\n  - /abs/data.img\n"
 			       "report: {context: 3, max_violations: 10}\n"
-			       "limits:\n  step_lookahead: 1000\n  max_inflight: 77\n",
+			       "limits:\n  step_lookahead: 1000\n  max_inflight: 77\n  mab_window: 4096\n",
 			       &err, path), MSR_OK, "%s", err.cause[0].text);
 	cr_assert_eq(cfg.cores, 4);
 	cr_assert_eq(cfg.threads_per_core, 2);
@@ -101,6 +101,7 @@ Test(config, loads_every_section)
 	cr_assert_eq(cfg.max_violations, 10);
 	cr_assert_eq(cfg.step_lookahead, 1000);
 	cr_assert_eq(cfg.max_inflight, 77);
+	cr_assert_eq(cfg.mab_window, 4096);
 	cr_assert_eq(cfg.nimages, 2);
 	snprintf(want, sizeof(want), "%s/boot.img", tmpdir);
 	cr_assert_str_eq(cfg.images[0], want, "relative to the config file");

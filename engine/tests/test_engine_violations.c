@@ -312,6 +312,10 @@ Test(violation, step_kind_mismatch)
 	cr_assert_eq(t->nv, 1);
 	cr_assert_eq(t->v[0].kind, MSR_V_STEP_KIND_MISMATCH);
 	cr_assert_eq(t->v[0].iseq, 1);
+	/* the load stays for a later load step: unexecuted at the end */
+	t_finish(t);
+	cr_assert_eq(t->nv, 2);
+	cr_assert_eq(t->v[1].kind, MSR_V_LEFTOVER);
 	t_free(t);
 }
 
