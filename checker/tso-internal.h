@@ -123,10 +123,9 @@ struct msr_tso {
 	uint64_t n;              /* commits seen: the newest co */
 	unsigned nblocked;       /* strands with queued ops, listed in */
 	uint8_t blocked[MSR_MAX_STRANDS];
-	bool finishing;
 	bool nomem;
 	struct tso_load ld;         /* scratch for the load being placed */
-	uint64_t reported;
+	uint64_t reported;        /* violations emitted */
 };
 
 #define TSO_IO_BIT (1ull << 39)

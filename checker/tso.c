@@ -282,7 +282,6 @@ void msr_tso_destroy(struct msr_tso *t)
 /* Commits                                                                   */
 /* ------------------------------------------------------------------------ */
 
-
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_block *b;
@@ -644,8 +643,6 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	}
 }
 
-
-
 /* Witness for a byte whose interval ends at or before the position. */
 static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		       struct tso_load *l, const struct tso_byte *b,
@@ -768,7 +765,6 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		}
 }
 
-
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 				   const struct msr_op *op,
@@ -794,7 +790,6 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		s->last_st_sseq = blk->sseq;
 	return r;
 }
-
 
 static void run_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
@@ -823,7 +818,6 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		own_store(t, s, blk, r->co, op->rmo);
 	}
 }
-
 
 static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
@@ -1000,7 +994,6 @@ int msr_tso_finish(struct msr_tso *t, struct msr_error *err)
 {
 	unsigned i;
 
-	t->finishing = true;
 	for (i = 0; i < MSR_MAX_STRANDS; i++)
 		if (t->s[i].qlen)
 			drain(t, &t->s[i], true);
