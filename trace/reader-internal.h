@@ -39,6 +39,14 @@ struct msr_trace_reader {
 	uint8_t carry[MSR_CARRY_MAX];
 };
 
+/*
+ * msr_trace_reader_open_mem with every underlying read capped at
+ * `block_max` bytes (tests and fuzzers: messages straddle blocks).
+ */
+int msr_reader_open_mem_blocks(const void *buf, size_t len, const char *name,
+			       size_t block_max, const struct msr_trace_opts *opts,
+			       struct msr_trace_reader **out, struct msr_error *err);
+
 /* Fetch the next block into r->buf/len/pos (pos = 0). MSR_END sets r->eof. */
 int msr_reader_next_block(struct msr_trace_reader *r, struct msr_error *err);
 

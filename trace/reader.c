@@ -77,8 +77,10 @@ static enum msr_trace_format detect(const uint8_t *p, size_t n)
 	return MSR_FMT_HEX;
 }
 
-int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
-			  struct msr_trace_reader **out, struct msr_error *err)
+/* Common part of the open functions: `mem` NULL = open the file `path`. */
+static int reader_open(const char *path, const void *mem, size_t len, size_t block_max,
+		       const struct msr_trace_opts *opts, struct msr_trace_reader **out,
+		       struct msr_error *err)
 {
 	struct msr_trace_reader *r;
 	int rc;
@@ -97,7 +99,8 @@ int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
 		return msr_error_set(err, MSR_E_USAGE, "trace", path,
 				     "strands, cores and l2_banks must be at least 1");
 	}
-	rc = msr_source_open(path, &r->src, err);
+	rc = mem ? msr_source_open_mem(mem, len, path, block_max, &r->src, err)
+		 : msr_source_open(path, &r->src, err);
 	if (rc)
 		goto fail;
 	rc = msr_reader_next_block(r, err);
@@ -110,6 +113,26 @@ int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
 fail:
 	msr_trace_reader_close(r);
 	return rc;
+}
+
+int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
+			  struct msr_trace_reader **out, struct msr_error *err)
+{
+	return reader_open(path, NULL, 0, 0, opts, out, err);
+}
+
+int msr_trace_reader_open_mem(const void *buf, size_t len, const char *name,
+			      const struct msr_trace_opts *opts,
+			      struct msr_trace_reader **out, struct msr_error *err)
+{
+	return reader_open(name, len ? buf : "", len, 0, opts, out, err);
+}
+
+int msr_reader_open_mem_blocks(const void *buf, size_t len, const char *name,
+			       size_t block_max, const struct msr_trace_opts *opts,
+			       struct msr_trace_reader **out, struct msr_error *err)
+{
+	return reader_open(name, len ? buf : "", len, block_max, opts, out, err);
 }
 
 int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,

@@ -18,6 +18,15 @@ int msr_source_open(const char *path, struct msr_source **out,
 		    struct msr_error *err);
 
 /*
+ * Serve `len` bytes at `buf` (not copied; must outlive the source) as if
+ * they were a file called `name`. `block_max` > 0 caps the size of each
+ * underlying read, so tests can make messages straddle blocks.
+ */
+int msr_source_open_mem(const void *buf, size_t len, const char *name,
+			size_t block_max, struct msr_source **out,
+			struct msr_error *err);
+
+/*
  * Next block of (decompressed) bytes: MSR_OK with *buf and *len set (valid until
  * the next call; *len > 0), MSR_END at the end of input, or an error.
  */

@@ -43,6 +43,10 @@ struct msr_source {
 	uint64_t file_size;
 	/* Bytes read for magic detection, handed out first (raw only). */
 	size_t pending;
+	/* In-memory input (msr_source_open_mem): no file */
+	const uint8_t *mem;
+	size_t mem_len, mem_pos;
+	size_t block_max; /* 0 = no limit on a read */
 };
 
 static int io_error(struct msr_source *s, struct msr_error *err, const char *what)
@@ -57,6 +61,17 @@ static int fill(struct msr_source *s, uint8_t *dst, size_t want, size_t *got,
 {
 	size_t n = 0;
 
+	if (s->block_max && want > s->block_max)
+		want = s->block_max;
+	if (s->mem) {
+		n = s->mem_len - s->mem_pos < want ? s->mem_len - s->mem_pos : want;
+		memcpy(dst, s->mem + s->mem_pos, n);
+		s->mem_pos += n;
+		s->eof = s->mem_pos == s->mem_len;
+		s->bytes_in += n;
+		*got = n;
+		return MSR_OK;
+	}
 	while (n < want && !s->eof) {
 		size_t r = fread(dst + n, 1, want - n, s->f);
 
@@ -101,6 +116,8 @@ static int setup_zstd(struct msr_source *s, struct msr_error *err)
 	return MSR_OK;
 }
 
+static int start(struct msr_source *s, struct msr_error *err);
+
 int msr_source_open(const char *path, struct msr_source **out,
 		    struct msr_error *err)
 {
@@ -125,32 +142,73 @@ int msr_source_open(const char *path, struct msr_source **out,
 	}
 	if (fstat(fileno(s->f), &st) == 0 && S_ISREG(st.st_mode))
 		s->file_size = (uint64_t)st.st_size;
-	s->bufcap = RAW_BLOCK;
-	s->buf = malloc(s->bufcap);
-	if (!s->buf) {
-		rc = msr_error_set(err, MSR_E_NOMEM, "trace", path, "out of memory");
-		goto fail;
-	}
-	/* Read the first block and look at its magic. */
-	rc = fill(s, s->buf, ZIN_BLOCK, &s->pending, err);
+	rc = start(s, err);
 	if (rc)
 		goto fail;
+	*out = s;
+	return MSR_OK;
+fail:
+	msr_source_close(s);
+	return rc;
+}
+
+int msr_source_open_mem(const void *buf, size_t len, const char *name,
+			size_t block_max, struct msr_source **out,
+			struct msr_error *err)
+{
+	struct msr_source *s;
+	int rc;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return msr_error_set(err, MSR_E_NOMEM, "trace", name, "out of memory");
+	snprintf(s->path, sizeof(s->path), "%s", name);
+	s->mem = len ? buf : (const uint8_t *)"";
+	s->mem_len = len;
+	s->eof = len == 0;
+	s->file_size = len;
+	s->block_max = block_max;
+	rc = start(s, err);
+	if (rc) {
+		msr_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return MSR_OK;
+}
+
+/* Buffers, first block and zstd detection, common to files and memory. */
+static int start(struct msr_source *s, struct msr_error *err)
+{
+	int rc;
+
+	s->bufcap = RAW_BLOCK;
+	s->buf = malloc(s->bufcap);
+	if (!s->buf)
+		return msr_error_set(err, MSR_E_NOMEM, "trace", s->path, "out of memory");
+	/* Read the first block and look at its magic. */
+	rc = fill(s, s->buf, ZIN_BLOCK, &s->pending, err);
+	while (!rc && s->pending < 4 && !s->eof) { /* capped reads: get the magic */
+		size_t got;
+
+		rc = fill(s, s->buf + s->pending, 4 - s->pending, &got, err);
+		s->pending += got;
+	}
+	if (rc)
+		return rc;
 	if (is_zstd_magic(s->buf, s->pending)) {
 		s->compressed = true;
 		rc = setup_zstd(s, err);
 		if (rc)
-			goto fail;
+			return rc;
 		memcpy(s->in, s->buf, s->pending);
 		s->zin.src = s->in;
 		s->zin.size = s->pending;
 		s->zin.pos = 0;
 		s->pending = 0;
 	}
-	*out = s;
 	return MSR_OK;
-fail:
-	msr_source_close(s);
-	return rc;
 }
 
 static int read_raw(struct msr_source *s, const uint8_t **buf, size_t *len,

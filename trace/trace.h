@@ -156,7 +156,8 @@ enum msr_dsrc { MSR_DSRC_STB = 1, MSR_DSRC_L1 = 2, MSR_DSRC_L2 = 3 };
 
 /*
  * One decoded message. Only the fields of the message's layout are
- * meaningful; the others are zero. `index` and `offset` are set by the
+ * meaningful; the others are zero, except that bytes[] is defined only up
+ * to nbytes (the binary decoder leaves the rest as it was, for speed). `index` and `offset` are set by the
  * reader. For messages the engine does not interpret (pli-other.md) the
  * payload bytes after the code are kept verbatim in `bytes` so that
  * encoders reproduce them exactly; named fields that the tools use for
@@ -288,6 +289,15 @@ struct msr_trace_reader;
  */
 int msr_trace_reader_open(const char *path, const struct msr_trace_opts *opts,
 			  struct msr_trace_reader **out, struct msr_error *err);
+
+/*
+ * Like msr_trace_reader_open, on the `len` bytes at `buf` (not copied: they
+ * must stay valid until the reader is closed); `name` stands for the file
+ * name in error messages. For tests that build traces in memory.
+ */
+int msr_trace_reader_open_mem(const void *buf, size_t len, const char *name,
+			      const struct msr_trace_opts *opts,
+			      struct msr_trace_reader **out, struct msr_error *err);
 
 /*
  * Decode the next event into *ev (caller-owned). Returns MSR_OK, MSR_END at
