@@ -138,6 +138,7 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		le->acc = (uint8_t)acc;
 		le->mask = acc >= 8 ? 0xff : byte_mask(le->pa & 7, acc);
 		le->issue_event = ev->index;
+		le->issue_offset = ev->offset;
 		le->issue_ts = ev->ts;
 		if (io)
 			le->flags |= LDF_IO;

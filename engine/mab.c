@@ -117,9 +117,12 @@ void msr_mab_leftovers(struct msr_engine *e)
 	for (uint64_t q = e->mab.head; q < e->mab.tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab, q);
 
-		if (m->await)
-			mab_leftover(e, m, " before the trace ended");
+		if (!m->await)
+			continue;
+		msr_eng_where(e, m->event, m->offset, m->ts);
+		mab_leftover(e, m, " before the trace ended");
 	}
+	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	for (size_t i = 0; i < e->dma_map.cap; i++) {
 		uint64_t k = e->dma_map.keys[i];
 

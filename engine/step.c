@@ -700,14 +700,16 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "never got its data";
 		else if (exec && !(le->flags & LDF_EXEC))
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       le->flags & LDF_EXEC ? le->iseq : 0,
-				       le->pa, le->acc,
-				       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       t, (unsigned long long)le->pa,
-				       le->issue_ts,
-				       (unsigned long long)le->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, le->issue_event, le->issue_offset, le->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       le->flags & LDF_EXEC ? le->iseq : 0,
+			       le->pa, le->acc,
+			       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       t, (unsigned long long)le->pa,
+			       le->issue_ts,
+			       (unsigned long long)le->issue_event, why);
 	}
 	for (uint64_t q = s->st.head; q < s->st.tail; q++) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
@@ -721,13 +723,15 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "was never acknowledged";
 		else if (exec && !(se->flags & STF_EXEC) && se->group == q)
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       se->flags & STF_EXEC ? se->iseq : 0,
-				       se->pa, 8,
-				       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       (unsigned long long)q, t,
-				       (unsigned long long)se->pa, se->issue_ts,
-				       (unsigned long long)se->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, se->issue_event, se->issue_offset, se->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       se->flags & STF_EXEC ? se->iseq : 0,
+			       se->pa, 8,
+			       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       (unsigned long long)q, t,
+			       (unsigned long long)se->pa, se->issue_ts,
+			       (unsigned long long)se->issue_event, why);
 	}
 }

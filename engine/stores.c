@@ -100,6 +100,7 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
 		se->flags |= STF_RMO;
 	se->issue_event = ev->index;
+	se->issue_offset = ev->offset;
 	se->issue_ts = ev->ts;
 	s->st_live_tail = s->st.tail;
 }

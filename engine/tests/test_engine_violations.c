@@ -377,6 +377,10 @@ Test(violation, leftover_unacknowledged_commit)
 	cr_assert_eq(t->v[0].strand, C0);
 	cr_assert_eq(t->v[0].pa, 0x100);
 	cr_assert(strstr(t->v[0].message, "core(s) 2"));
+	/* found at the end, reported at the commit that waits */
+	cr_assert_eq(t->v[0].event, 2);
+	cr_assert_eq(t->v[0].offset, 32);
+	cr_assert_eq(t->v[0].ts, 2);
 	t_free(t);
 }
 
