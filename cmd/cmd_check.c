@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define CHECK_MAX_IMAGES 64
-#define CHECK_HISTORY_EVENTS ((size_t)1 << 15)
+#define CHECK_HISTORY_EVENTS ((size_t)1 << 12)
 #define CHECK_PROGRESS_EVERY ((uint64_t)1 << 20)
 
 /* Set by the SIGINT/SIGTERM handler; the replay loop stops and reports. */
