@@ -431,6 +431,14 @@ static void finish(struct check_run *run, struct msr_error *err)
 /* Summary on stderr (at most five lines)                                    */
 /* ------------------------------------------------------------------------ */
 
+static void print_hidden(const struct check_run *run)
+{
+	if (msr_report_filtered(run->rep))
+		fprintf(stderr, "msync-replay: %llu violation%s hidden by --strand/--cycles/--pa\n",
+			(unsigned long long)msr_report_filtered(run->rep),
+			msr_report_filtered(run->rep) == 1 ? "" : "s");
+}
+
 static void print_summary(const struct check_run *run)
 {
 	const char *out = run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
@@ -447,6 +455,7 @@ static void print_summary(const struct check_run *run)
 			"report: %s\n", (unsigned long long)run->sum.events,
 			(unsigned long long)run->sum.steps,
 			run->sum.complete ? "" : " replayed so far", out);
+		print_hidden(run);
 		return;
 	}
 	for (unsigned k = 0; k < MSR_V_COUNT; k++) {
@@ -474,9 +483,7 @@ static void print_summary(const struct check_run *run)
 	if (v && v->message[0])
 		fprintf(stderr, "msync-replay: V1 %s: %s\n", msr_vkind_name(v->kind),
 			v->message);
-	if (msr_report_filtered(run->rep))
-		fprintf(stderr, "msync-replay: %llu more hidden by --strand/--cycles/--pa\n",
-			(unsigned long long)msr_report_filtered(run->rep));
+	print_hidden(run);
 }
 
 /* ------------------------------------------------------------------------ */
