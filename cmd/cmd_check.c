@@ -60,6 +60,7 @@ struct check_run {
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
+	bool report_failed;
 	struct timespec t0;
 };
 
@@ -441,7 +442,8 @@ static void print_hidden(const struct check_run *run)
 
 static void print_summary(const struct check_run *run)
 {
-	const char *out = run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
+	const char *out = run->report_failed ? "not written" :
+			  run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
 	uint64_t shown = msr_report_shown(run->rep);
 	const struct msr_violation *v = msr_report_get(run->rep, 0);
 	char kinds[256] = "";
@@ -554,6 +556,7 @@ int msr_cmd_check(int argc, char **argv)
 	if ((rc = msr_report_write_yaml(run.rep, run.o.out, &err))) {
 		msr_cli_print_error(&err);
 		run.unusable = true;
+		run.report_failed = true;
 	}
 	if (!run.o.quiet || run.sum.error[0])
 		print_summary(&run);

@@ -104,6 +104,9 @@ expect_rc "report replaces an existing file" 1 "$MSR" check "$LV" --steps "$LVS"
 [ "$(ls -A out)" = r.yaml ] && [ "$(yget out/r.yaml tool.name)" = msync-replay ]
 ok $? "written through a temporary file renamed into place"
 expect_rc "unwritable report directory" 2 "$MSR" check "$LV" --steps "$LVS" -o /nonexistent/r.yaml
+grep -q "^msync-replay: /nonexistent/r.yaml: cannot create a temporary file" stderr.txt &&
+	grep -q "report: not written" stderr.txt
+ok $? "says why and that no report was written"
 
 grep -q "^msync-replay: 1 violation hidden by --strand/--cycles/--pa$" <(
 	"$MSR" check "$LV" --steps "$LVS" -o h.yaml --strand 1 2>&1 >/dev/null)
