@@ -182,11 +182,12 @@ static int ep_stale_l1(struct gen_faults *f, struct gen_model *m,
 		return MSR_OK;
 	default: {
 		struct expect_op o = {"stale-load", e->a, e->trk[4].iseq, e->x,
-				      e->trk[4].data_event};
+				      e->trk[4].sstep_event, e->trk[4].data_event};
 		struct expect_op rel[3] = {
-			{"new-load", e->a, e->trk[3].iseq, e->y, e->trk[3].data_event},
-			{"store", e->b, e->trk[1].iseq, e->x, e->trk[1].commit_event},
-			{"store", e->b, e->trk[2].iseq, e->y, e->trk[2].commit_event},
+			{"new-load", e->a, e->trk[3].iseq, e->y, e->trk[3].sstep_event,
+			 e->trk[3].data_event},
+			{"store", e->b, e->trk[1].iseq, e->x, e->trk[1].commit_event, 0},
+			{"store", e->b, e->trk[2].iseq, e->y, e->trk[2].commit_event, 0},
 		};
 		bool ok = value_of(&e->trk[3], 8) == e->v2 &&
 			  value_of(&e->trk[4], 8) != e->v1;
@@ -222,9 +223,9 @@ static int ep_lost_inv(struct gen_faults *f, struct gen_model *m,
 	}
 	{
 		struct expect_op o = {"store", e->b, e->trk[1].iseq, e->x,
-				      e->trk[1].commit_event};
+				      e->trk[1].commit_event, 0};
 		struct expect_op rel = {"holder", e->a, e->trk[0].iseq, e->x,
-					e->trk[0].data_event};
+					e->trk[0].sstep_event, e->trk[0].data_event};
 
 		finish(f, m, true);
 		return fault_record(f, GEN_FK_LOST_INV, &o, &rel, 1, err);
@@ -254,9 +255,9 @@ static int ep_store_order(struct gen_faults *f, struct gen_model *m,
 	}
 	{
 		struct expect_op o = {"late-store", e->a, e->trk[0].iseq, e->x,
-				      e->trk[0].commit_event};
+				      e->trk[0].commit_event, 0};
 		struct expect_op rel = {"early-store", e->a, e->trk[1].iseq, e->y,
-					e->trk[1].commit_event};
+					e->trk[1].commit_event, 0};
 		bool ok = e->trk[0].commit_event > e->trk[1].commit_event;
 
 		finish(f, m, ok);
@@ -294,12 +295,12 @@ static int ep_bad_bypass(struct gen_faults *f, struct gen_model *m,
 		return MSR_OK;
 	{
 		struct expect_op o = {"load", e->a, e->trk[2].iseq, e->x,
-				      e->trk[2].sstep_event};
+				      e->trk[2].sstep_event, 0};
 		struct expect_op rel[2] = {
 			{"forwarded-store", e->a, e->trk[0].iseq, e->x,
-			 e->trk[0].sstep_event},
+			 e->trk[0].sstep_event, 0},
 			{"youngest-store", e->a, e->trk[1].iseq, e->x,
-			 e->trk[1].sstep_event},
+			 e->trk[1].sstep_event, 0},
 		};
 		bool ok = value_of(&e->trk[2], 8) == e->v1;
 
@@ -344,10 +345,11 @@ static int ep_atomic_break(struct gen_faults *f, struct gen_model *m,
 			return MSR_OK;
 		{
 			struct expect_op o = {"atomic", e->a, e->trk[0].iseq, e->x,
+					      e->trk[0].sstep_event,
 					      e->trk[0].commit_event};
 			struct expect_op rel = {"intervening-store", e->b,
 						e->trk[1].iseq, e->x,
-						e->trk[1].commit_event};
+						e->trk[1].commit_event, 0};
 
 			finish(f, m, true);
 			return fault_record(f, GEN_FK_ATOMIC_BREAK, &o, &rel, 1, err);
@@ -404,14 +406,15 @@ static int ep_membar(struct gen_faults *f, struct gen_model *m,
 			return MSR_OK;
 		{
 			struct expect_op o = {"load", e->a, e->trk[2].iseq, e->y,
+					      e->trk[2].sstep_event,
 					      e->trk[2].data_event};
 			struct expect_op rel[3] = {
 				{"store", e->a, e->trk[0].iseq, e->x,
-				 e->trk[0].commit_event},
+				 e->trk[0].commit_event, 0},
 				{"store", e->b, e->trk[3].iseq, e->y,
-				 e->trk[3].commit_event},
+				 e->trk[3].commit_event, 0},
 				{"load", e->b, e->trk[5].iseq, e->x,
-				 e->trk[5].data_event},
+				 e->trk[5].sstep_event, e->trk[5].data_event},
 			};
 			bool ok = value_of(&e->trk[2], 8) != e->v2 &&
 				  value_of(&e->trk[5], 8) != e->v1;

@@ -38,6 +38,7 @@ struct expect_op {
 	const char *role;
 	unsigned strand;
 	uint64_t iseq, pa, event;
+	uint64_t fault_event; /* where the fault acts, when not `event`; 0 none */
 };
 
 int fault_record(struct gen_faults *f, unsigned kind,

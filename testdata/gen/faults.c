@@ -304,6 +304,8 @@ int fault_record(struct gen_faults *f, unsigned kind,
 	Y(y_ku(f, "iseq", main_op->iseq, err));
 	Y(y_kx(f, "pa", main_op->pa, err));
 	Y(y_ku(f, "event", main_op->event, err));
+	if (main_op->fault_event)
+		Y(y_ku(f, "fault_event", main_op->fault_event, err));
 	if (nrel) {
 		Y(y_scalar(f, "related", false, err));
 		Y(y_event(f, 2, err));
@@ -333,7 +335,7 @@ int gen_faults_on_step(struct gen_faults *f, struct gen_model *m,
 	*bad_log = false;
 	for (unsigned i = 0; i < f->ninj; i++) {
 		struct gen_inject *j = &f->inj[i];
-		struct expect_op o = {"load", strand, iseq, in->pa, sstep_event};
+		struct expect_op o = {"load", strand, iseq, in->pa, sstep_event, 0};
 
 		if (j->kind == GEN_FK_LOAD_VALUE && in->op != MSR_STEP_LD)
 			continue;

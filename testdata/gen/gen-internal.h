@@ -41,6 +41,10 @@ bool gen_rng_chance(struct gen_rng *r, double p);
 
 #define GEN_POOL_BASE 0x0010000000ull   /* cacheable pool for programs */
 #define GEN_FAULT_BYTES (256u * 1024u)  /* fault region after the pool */
+/* Read-only region after the fault region: loads and MEM_CHECK see it,
+ * only MEM_SLAM writes it (no store ever commits there, so a back-door
+ * write never races a commit still in flight). */
+#define GEN_SLAM_BYTES 4096u
 #define GEN_IO_BASE 0x8000000000ull     /* pa bit 39: non-cacheable */
 #define GEN_IO_BYTES 4096u
 

@@ -29,6 +29,7 @@ struct stb_entry {
 	uint8_t fault_core;
 	bool retired;         /* its SSTEP was emitted */
 	bool sent, committed, acked, preacked, done;
+	bool update_pending; /* own-core ST_UPDATE still queued */
 	uint64_t ack_idx;     /* own-queue index of its ACK token */
 	struct gen_track *trk;
 };

@@ -443,7 +443,10 @@ static int bank_store(struct gen_model *m, struct strand *s, unsigned idx)
 			e->ack_idx = ti;
 	}
 	rc = push_invs(m, s, e, inv, e->ack_idx);
-	if (rc == MSR_OK && e->preacked && e->acked)
+	/* an entry leaves the buffer only once its own core's L1 shows it:
+	 * an early-acked RMO entry waits for its ST_UPDATE */
+	e->update_pending = t.kind == TK_UPDATE && t.update;
+	if (rc == MSR_OK && e->preacked && e->acked && !e->update_pending)
 		strand_stb_done(m, s, idx);
 	return rc;
 }
@@ -594,11 +597,12 @@ static int deliver_ack(struct gen_model *m, unsigned core,
 		m->st.updates++;
 		rc = model_emit(m, &ev);
 	}
-	if (t->kind == TK_ACK) {
+	if (t->kind == TK_ACK)
 		e->acked = true;
-		if (!t->rmo || e->committed)
-			strand_stb_done(m, s, t->stb_idx);
-	}
+	else
+		e->update_pending = false;
+	if (e->acked && (!t->rmo || (e->committed && !e->update_pending)))
+		strand_stb_done(m, s, t->stb_idx);
 	return rc;
 }
 

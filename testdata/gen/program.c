@@ -213,6 +213,17 @@ static uint64_t pick_addr(struct gen_program *p, unsigned size)
 	return GEN_POOL_BASE + off;
 }
 
+/* Loads sometimes read the slam region (written only by MEM_SLAM). */
+static uint64_t pick_load_addr(struct gen_program *p, unsigned size)
+{
+	if (gen_rng_chance(&p->rng, 1.0 / 16)) {
+		uint64_t base = GEN_POOL_BASE + p->cfg.footprint + GEN_FAULT_BYTES;
+
+		return base + gen_rng_below(&p->rng, GEN_SLAM_BYTES / size) * size;
+	}
+	return pick_addr(p, size);
+}
+
 static void random_data(struct gen_program *p, struct gen_insn *in)
 {
 	for (unsigned i = 0; i < 64; i += 8) {
@@ -266,7 +277,11 @@ static void random_next(struct gen_program *p, struct gen_insn *in)
 			 gen_rng_below(&p->rng, GEN_IO_BYTES / in->size) * in->size;
 		return;
 	}
-	in->pa = pick_addr(p, in->size);
+	if (in->op == MSR_STEP_LD || in->op == MSR_STEP_LDD ||
+	    in->op == MSR_STEP_LDQ || in->op == MSR_STEP_LDBLK)
+		in->pa = pick_load_addr(p, in->size);
+	else
+		in->pa = pick_addr(p, in->size);
 	random_data(p, in);
 	if (k == GEN_MIX_LDSTUB)
 		in->st[0] = 0xff;

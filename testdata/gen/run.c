@@ -26,7 +26,7 @@ static uint64_t pow2_at_least(uint64_t v)
 
 static int alloc_memory(struct gen_model *m, struct msr_error *err)
 {
-	m->cbytes = m->cfg.footprint + GEN_FAULT_BYTES;
+	m->cbytes = m->cfg.footprint + GEN_FAULT_BYTES + GEN_SLAM_BYTES;
 	m->nlines = m->cbytes / 16;
 	m->mem = malloc(m->cbytes);
 	m->io = malloc(GEN_IO_BYTES);
@@ -241,11 +241,13 @@ static int sys_dma(struct gen_model *m)
 	return rc;
 }
 
-/* MEM_SLAM only where no L1 holds or awaits the line: a back-door write
- * under a cached copy would not be a memory-system behaviour. */
+/* MEM_SLAM only into the slam region and only where no L1 holds or awaits
+ * the line: a back-door write under a cached copy, or under a commit still
+ * in flight, would not be a memory-system behaviour. */
 static int sys_slam(struct gen_model *m)
 {
-	uint64_t off = sys_line64(m) + 8 * gen_rng_below(&m->rng, 8);
+	uint64_t off = m->cfg.footprint + GEN_FAULT_BYTES +
+		       8 * gen_rng_below(&m->rng, GEN_SLAM_BYTES / 8);
 	uint64_t line = off >> 4;
 	struct msr_event ev;
 	uint8_t bm = (uint8_t)gen_rng_next(&m->vrng);
@@ -273,6 +275,10 @@ static int sys_slam(struct gen_model *m)
 static int sys_check(struct gen_model *m)
 {
 	uint64_t off = sys_line64(m);
+
+	if (gen_rng_chance(&m->rng, 0.25))
+		off = m->cfg.footprint + GEN_FAULT_BYTES +
+		      64 * gen_rng_below(&m->rng, GEN_SLAM_BYTES / 64);
 	struct msr_event ev;
 
 	memset(&ev, 0, sizeof(ev));
@@ -479,7 +485,7 @@ uint64_t gen_model_fault_line(struct gen_model *m)
 {
 	uint64_t off = m->fault_next;
 
-	if (off + 64 > m->cbytes)
+	if (off + 64 > m->cfg.footprint + GEN_FAULT_BYTES)
 		return 0;
 	m->fault_next += 64;
 	return GEN_POOL_BASE + off;

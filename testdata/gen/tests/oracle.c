@@ -89,7 +89,7 @@ struct oracle *oracle_new(const struct gen_config *cfg)
 
 	o->cfg = *cfg;
 	o->nstrands = cfg->cores * cfg->threads;
-	o->cbytes = cfg->footprint + GEN_FAULT_BYTES;
+	o->cbytes = cfg->footprint + GEN_FAULT_BYTES + GEN_SLAM_BYTES;
 	o->mem = calloc(o->cbytes, 1);
 	o->io = calloc(GEN_IO_BYTES, 1);
 	o->l1p = calloc(o->cbytes / 16, sizeof(uint32_t));
