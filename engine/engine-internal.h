@@ -49,6 +49,7 @@ struct ld_ent {
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
 	uint64_t issue_event, data_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, data_ts;
 	uint32_t l1_fill_ts;  /* L1 hit: when the piece it read was filled */
 	uint8_t itype, dsrc, flags;
@@ -75,6 +76,7 @@ struct st_ent {
 	uint64_t co;
 	uint64_t iseq, pc;
 	uint64_t issue_event, commit_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, commit_ts;
 	uint8_t data[8];
 	uint8_t bmask, itype, flags, commit_mask;
@@ -85,7 +87,6 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
-	bool dead;      /* invalidated after its data returned */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
@@ -126,10 +127,9 @@ struct mab_ent {
 	struct msr_src src[8];
 };
 
-/* Per 8-byte block: who wrote each byte, pending-commit counts, history. */
+/* Per 8-byte block: who wrote each byte and the newest commit to it. */
 struct blk {
 	struct msr_src src[8];
-	uint16_t pend[8];
 	uint64_t last_co;
 };
 
@@ -180,7 +180,9 @@ struct msr_engine {
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */
 
-	const struct msr_event *ev; /* event being applied */
+	const struct msr_event *ev; /* event being applied (or `where`) */
+	struct msr_event where;    /* position reported for end-of-input findings */
+	uint64_t last_index, last_offset;
 	uint32_t last_ts;
 	struct msr_engine_stats st;
 	int nomem;                 /* an allocation failed during apply */
@@ -198,6 +200,9 @@ void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
 		    uint64_t iseq, uint64_t pa, unsigned size, const char *fmt,
 		    ...) __attribute__((format(printf, 7, 8)));
 uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum);
+/* Report later findings as found at this event (end-of-input leftovers). */
+void msr_eng_where(struct msr_engine *e, uint64_t index, uint64_t offset,
+		   uint32_t ts);
 void msr_eng_store_ref(struct msr_engine *e, const struct msr_src *s,
 		       struct msr_store_ref *ref);
 void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
@@ -210,7 +215,7 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		  uint8_t *known, struct msr_src src[8]);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
-		   uint8_t mask, const struct msr_src *s, bool skip_pending);
+		   uint8_t mask, const struct msr_src *s);
 /* Adopt unknown bytes (first observation); counts learned bytes. */
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);

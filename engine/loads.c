@@ -138,6 +138,7 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		le->acc = (uint8_t)acc;
 		le->mask = acc >= 8 ? 0xff : byte_mask(le->pa & 7, acc);
 		le->issue_event = ev->index;
+		le->issue_offset = ev->offset;
 		le->issue_ts = ev->ts;
 		if (io)
 			le->flags |= LDF_IO;
@@ -192,7 +193,6 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	s->fill_n++;
 	f->line = line;
 	f->lseq = seq;
-	f->dead = false;
 	for (unsigned k = 0; k < e->line / 8; k++)
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
@@ -314,7 +314,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
+		for (unsigned k = 0; k < e->line / 8; k++) {
 			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
 							true);
 

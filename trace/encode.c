@@ -35,51 +35,109 @@ static uint8_t *encode_regdelta(const struct msr_event *ev, uint8_t *o)
 	return o;
 }
 
+/* Memory messages, one case per code (the generator's and slice's hot path). */
+static size_t encode_memory(const struct msr_event *ev, uint8_t *out)
+{
+	uint8_t *o = out + 1;
+
+	out[0] = (uint8_t)ev->code;
+	switch (ev->code) {
+	case MSR_ST_ISSUE:
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		o = put_be(o, ev->data, 8);
+		*o++ = ev->bmask;
+		*o++ = ev->itype;
+		break;
+	case MSR_ST_COMMIT:
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		*o++ = ev->bmask;
+		o = put_be(o, ev->invvec, 4);
+		*o++ = ev->l2hit;
+		break;
+	case MSR_ST_INV:
+		*o++ = ev->cid;
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		break;
+	case MSR_ST_UPDATE:
+	case MSR_LD_FILL:
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		break;
+	case MSR_ST_ACK:
+		*o++ = ev->tnum;
+		*o++ = ev->rmo;
+		break;
+	case MSR_LD_ISSUE:
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		*o++ = ev->size;
+		*o++ = ev->itype;
+		break;
+	case MSR_LD_DATA:
+		*o++ = ev->tnum;
+		o = put_be(o, ev->pa, 5);
+		*o++ = ev->dsrc;
+		break;
+	case MSR_EVICT:
+		o = put_be(o, ev->pa, 5);
+		o = put_be(o, ev->invvec, 4);
+		break;
+	case MSR_EVICT_INV:
+		*o++ = ev->cid;
+		*o++ = ev->bank;
+		break;
+	case MSR_MEM_SLAM:
+		o = put_be(o, ev->pa, 5);
+		o = put_be(o, ev->data, 8);
+		*o++ = ev->bmask;
+		break;
+	case MSR_LD_POP:
+	case MSR_ST_POP:
+	case MSR_SSTEP:
+		*o++ = ev->tnum;
+		return 2; /* no ts */
+	case MSR_MEM_CHECK:
+		o = put_be(o, ev->pa, 5);
+		memcpy(o, ev->bytes, 64);
+		return 70; /* no ts */
+	case MSR_DMA_ST:
+		o = put_be(o, ev->pa, 5);
+		o = put_be(o, ev->data, 8);
+		*o++ = ev->bmask;
+		*o++ = ev->inv;
+		*o++ = ev->total;
+		break;
+	default:
+		return 0;
+	}
+	o = put_be(o, ev->ts, 4);
+	return (size_t)(o - out);
+}
+
 size_t msr_event_encode_bin(const struct msr_event *ev,
 			    uint8_t out[MSR_EVENT_BIN_MAX])
 {
 	const struct msr_msgdef *def;
-	uint8_t *o = out;
+	size_t n;
 
+	n = encode_memory(ev, out);
+	if (n)
+		return n;
 	if (ev->code == MSR_REGDELTA)
-		return (size_t)(encode_regdelta(ev, o) - out);
+		return (size_t)(encode_regdelta(ev, out) - out);
 	if (ev->code == MSR_REGDELTA_END) {
 		out[0] = 0xFE;
 		return 1;
 	}
 	def = msr_msgdef_get(ev->code);
-	if (!def)
+	if (!def || def->memory)
 		return 0;
-	*o++ = (uint8_t)ev->code;
-	if (!def->memory) {
-		memcpy(o, ev->bytes, (size_t)def->length - 1);
-		return def->length;
-	}
-	for (const uint8_t *f = def->fields; *f != MSR_F_END; f++) {
-		switch ((enum msr_field)*f) {
-		case MSR_F_TNUM: *o++ = ev->tnum; break;
-		case MSR_F_CID: *o++ = ev->cid; break;
-		case MSR_F_BANK: *o++ = ev->bank; break;
-		case MSR_F_PA: o = put_be(o, ev->pa, 5); break;
-		case MSR_F_DATA: o = put_be(o, ev->data, 8); break;
-		case MSR_F_BMASK: *o++ = ev->bmask; break;
-		case MSR_F_ITYPE: *o++ = ev->itype; break;
-		case MSR_F_SIZE: *o++ = ev->size; break;
-		case MSR_F_DSRC: *o++ = ev->dsrc; break;
-		case MSR_F_INVVEC: o = put_be(o, ev->invvec, 4); break;
-		case MSR_F_L2HIT: *o++ = ev->l2hit; break;
-		case MSR_F_RMO: *o++ = ev->rmo; break;
-		case MSR_F_INV: *o++ = ev->inv; break;
-		case MSR_F_TOTAL: *o++ = ev->total; break;
-		case MSR_F_TS: o = put_be(o, ev->ts, 4); break;
-		case MSR_F_PAYLOAD64:
-			memcpy(o, ev->bytes, 64);
-			o += 64;
-			break;
-		case MSR_F_END: break;
-		}
-	}
-	return (size_t)(o - out);
+	out[0] = (uint8_t)ev->code;
+	memcpy(out + 1, ev->bytes, (size_t)def->length - 1);
+	return def->length;
 }
 
 /* ---- text ---- */

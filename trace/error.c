@@ -16,7 +16,8 @@ void msr_error_clear(struct msr_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
-static void cause_fill(struct msr_error_cause *c, const char *module,
+static __attribute__((format(printf, 4, 0))) void
+cause_fill(struct msr_error_cause *c, const char *module,
 		       const char *where, const char *fmt, va_list ap)
 {
 	snprintf(c->module, sizeof(c->module), "%s", module ? module : "");

@@ -53,13 +53,27 @@ static const struct msr_msgdef defs[] = {
 	{MSR_REGDELTA_END, 1, false, "REGDELTA_END", {MSR_F_END}, 0, 0},
 };
 
+/* Position + 1 of each code in defs[] (0 = unknown), for O(1) lookups. */
+static const uint8_t def_index[MSR_CODE_LIMIT] = {
+	[MSR_QUIT] = 1, [MSR_SSTEP] = 2, [MSR_IHWTW] = 3, [MSR_DHWTW] = 4,
+	[MSR_ITLBREAD] = 5, [MSR_DTLBREAD] = 6, [MSR_ITLBWRITE] = 7,
+	[MSR_DTLBWRITE] = 8, [MSR_TLBLOOKUP] = 9, [MSR_DTLBREAD_POP] = 10,
+	[MSR_ST_ISSUE] = 11, [MSR_ST_COMMIT] = 12, [MSR_ST_INV] = 13,
+	[MSR_ST_UPDATE] = 14, [MSR_ST_ACK] = 15, [MSR_LD_ISSUE] = 16,
+	[MSR_LD_DATA] = 17, [MSR_LD_FILL] = 18, [MSR_EVICT] = 19,
+	[MSR_EVICT_INV] = 20, [MSR_MEM_SLAM] = 21, [MSR_LD_POP] = 22,
+	[MSR_ST_POP] = 23, [MSR_MEM_CHECK] = 24, [MSR_DMA_ST] = 25,
+	[MSR_INT_INTP] = 26, [MSR_ASR_WRITE] = 27, [MSR_ASI_WRITE] = 28,
+	[MSR_ASI_READ] = 29, [MSR_CMP_WRITE] = 30, [MSR_ASR_READ] = 31,
+	[MSR_CSR_READ] = 32, [MSR_PIO_READ] = 33, [MSR_REGDELTA] = 34,
+	[MSR_REGDELTA_END] = 35,
+};
+
 const struct msr_msgdef *msr_msgdef_get(unsigned code)
 {
-	/* Not for the hot path: decoders switch on the code directly. */
-	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
-		if (defs[i].code == code)
-			return &defs[i];
-	return NULL;
+	if (code >= MSR_CODE_LIMIT || !def_index[code])
+		return NULL;
+	return &defs[def_index[code] - 1];
 }
 
 const struct msr_msgdef *msr_msgdef_by_name(const char *name, size_t len)

@@ -156,7 +156,8 @@ enum msr_dsrc { MSR_DSRC_STB = 1, MSR_DSRC_L1 = 2, MSR_DSRC_L2 = 3 };
 
 /*
  * One decoded message. Only the fields of the message's layout are
- * meaningful; the others are zero. `index` and `offset` are set by the
+ * meaningful; the others are zero, except that bytes[] is defined only up
+ * to nbytes (the binary decoder leaves the rest as it was, for speed). `index` and `offset` are set by the
  * reader. For messages the engine does not interpret (pli-other.md) the
  * payload bytes after the code are kept verbatim in `bytes` so that
  * encoders reproduce them exactly; named fields that the tools use for
@@ -430,11 +431,14 @@ int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
 
 /*
  * After the trace ended: the number of step lines of strand `tnum` never
- * consumed (reads the rest of the log). Returns MSR_OK or an error.
+ * consumed (reads the rest of the log). Returns MSR_OK or an error. The
+ * rest of the log is counted, not kept, so memory stays bounded: lines
+ * counted this way are no longer handed out by msr_steplog_next.
  */
 int msr_steplog_remaining(struct msr_steplog *log, unsigned tnum,
 			  uint64_t *count, struct msr_error *err);
 
+/* Step lines (not comments or blank lines) parsed so far. */
 uint64_t msr_steplog_lines(const struct msr_steplog *log);
 void msr_steplog_close(struct msr_steplog *log);
 

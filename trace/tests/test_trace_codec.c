@@ -240,3 +240,21 @@ Test(codec, stats)
 	unlink(path);
 	free(path);
 }
+
+Test(codec, msgdef_table_consistent)
+{
+	unsigned known = 0;
+
+	for (unsigned c = 0; c < MSR_CODE_LIMIT; c++) {
+		const struct msr_msgdef *d = msr_msgdef_get(c);
+
+		if (!d)
+			continue;
+		known++;
+		cr_assert_eq(d->code, c, "code 0x%02x", c);
+		cr_assert_eq(msr_msgdef_by_name(d->name, strlen(d->name)), d);
+	}
+	cr_assert_eq(known, 35);
+	cr_assert_null(msr_msgdef_get(0x46));
+	cr_assert_null(msr_msgdef_get(MSR_CODE_LIMIT));
+}

@@ -1,0 +1,179 @@
+/*
+ * fuzz-common.h - the property every decoder fuzz target checks.
+ *
+ * One input is decoded twice, once in one block and once in tiny blocks:
+ * both runs must give the same events and the same final status and error
+ * text (for corrupt zstd input: both fail, events agree up to there). Every event must format as text within MSR_EVENT_TEXT_MAX, and the
+ * binary encoding of the decoded events must decode back to the same
+ * events (for binary input: to the very input bytes). A violated property
+ * aborts, which is what libFuzzer reports. Only for fuzzing and the
+ * fuzz-regress driver: never part of the library.
+ */
+#ifndef MSR_FUZZ_COMMON_H
+#define MSR_FUZZ_COMMON_H
+
+#include "reader-internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fuzz_run {
+	struct msr_event *evs;
+	size_t n;
+	int rc;
+	char msg[1024];
+	bool ambiguous_in_delta; /* hex: 0x43/0x47 message while a delta is open */
+	bool compressed;
+};
+
+#define FUZZ_CHECK(c)                                                          \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", #c, \
+				__FILE__, __LINE__);                           \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+static int fuzz_cmp(const struct msr_event *a, const struct msr_event *b)
+{
+	struct msr_event x = *a, y = *b;
+
+	x.index = y.index = x.offset = y.offset = 0;
+	x.line = y.line = 0;
+	if (!x.nbytes)
+		memset(x.bytes, 0, sizeof(x.bytes));
+	if (!y.nbytes)
+		memset(y.bytes, 0, sizeof(y.bytes));
+	return memcmp(&x, &y, sizeof(x));
+}
+
+static void fuzz_decode(const uint8_t *data, size_t size, enum msr_trace_format fmt,
+			size_t block, struct fuzz_run *run)
+{
+	struct msr_trace_opts opts;
+	struct msr_trace_reader *r;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event ev;
+	size_t cap = 0;
+	bool open = false;
+
+	msr_trace_opts_default(&opts);
+	opts.format = fmt;
+	memset(run, 0, sizeof(*run));
+	run->rc = msr_reader_open_mem_blocks(data, size, "fuzz", block, &opts, &r, &err);
+	if (run->rc) {
+		msr_error_format(&err, run->msg, sizeof(run->msg));
+		return;
+	}
+	run->compressed = msr_trace_reader_compressed(r);
+	while ((run->rc = msr_trace_reader_next(r, &ev, &err)) == MSR_OK) {
+		char text[MSR_EVENT_TEXT_MAX];
+		size_t tl = msr_event_format_text(&ev, text, sizeof(text));
+
+		FUZZ_CHECK(tl < sizeof(text) && strlen(text) == tl);
+		FUZZ_CHECK(ev.index == run->n);
+		if (open && (ev.code == MSR_ASI_READ || ev.code == MSR_CSR_READ))
+			run->ambiguous_in_delta = true;
+		if (ev.code == MSR_REGDELTA)
+			open = true;
+		else if (ev.code == MSR_REGDELTA_END)
+			open = false;
+		if (run->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			run->evs = realloc(run->evs, cap * sizeof(*run->evs));
+			FUZZ_CHECK(run->evs != NULL);
+		}
+		run->evs[run->n++] = ev;
+	}
+	FUZZ_CHECK(run->rc == MSR_END || run->rc < 0);
+	if (run->rc < 0)
+		msr_error_format(&err, run->msg, sizeof(run->msg));
+	msr_trace_reader_close(r);
+}
+
+/* Binary encoding of run's events decodes back to the same events. */
+static void fuzz_reencode(const uint8_t *data, const struct fuzz_run *run,
+			  enum msr_trace_format fmt)
+{
+	uint8_t *out = malloc(run->n * MSR_EVENT_BIN_MAX + 1);
+	size_t len = 0;
+	struct fuzz_run again;
+
+	FUZZ_CHECK(out != NULL);
+	for (size_t i = 0; i < run->n; i++) {
+		size_t k = msr_event_encode_bin(&run->evs[i], out + len);
+
+		FUZZ_CHECK(k > 0 && k <= MSR_EVENT_BIN_MAX);
+		if (fmt == MSR_FMT_BINARY && !run->compressed)
+			FUZZ_CHECK(memcmp(out + len, data + run->evs[i].offset, k) == 0);
+		len += k;
+	}
+	fuzz_decode(out, len, MSR_FMT_BINARY, 0, &again);
+	FUZZ_CHECK(again.rc == MSR_END);
+	FUZZ_CHECK(again.n == run->n);
+	for (size_t i = 0; i < run->n; i++)
+		FUZZ_CHECK(fuzz_cmp(&again.evs[i], &run->evs[i]) == 0);
+	free(again.evs);
+	free(out);
+}
+
+/*
+ * A zstd frame may declare a window of up to 2 GiB (accepted on purpose:
+ * zstd --long=31), which libzstd then allocates. Such inputs are legal but
+ * only exercise the allocator: skip them so the fuzzer's memory limit
+ * reports real leaks and blow-ups.
+ */
+static bool fuzz_huge_window(const uint8_t *d, size_t n)
+{
+	unsigned fhd;
+
+	if (n < 6 || d[0] != 0x28 || d[1] != 0xB5 || d[2] != 0x2F || d[3] != 0xFD)
+		return false;
+	fhd = d[4];
+	if (fhd & 0x20) /* single segment: window = content size, 4 or 8 byte field */
+		return (fhd >> 6) >= 2;
+	return 10 + (d[5] >> 3) > 27;
+}
+
+static int fuzz_one(const uint8_t *data, size_t size, enum msr_trace_format fmt)
+{
+	struct fuzz_run whole, small;
+
+	uint32_t magic = size >= 4 ? (uint32_t)data[0] | (uint32_t)data[1] << 8 |
+					     (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24
+				   : 0;
+	bool zst = magic == 0xFD2FB528u || (magic & 0xFFFFFFF0u) == 0x184D2A50u;
+
+	if (fuzz_huge_window(data, size))
+		return 0;
+
+	fuzz_decode(data, size, fmt, 0, &whole);
+	fuzz_decode(data, size, fmt, 1 + size % 7, &small);
+	if (zst && (whole.rc < 0 || small.rc < 0)) {
+		/* libzstd words (and detects) corruption differently depending
+		 * on how the input is fed: both runs must fail, the events
+		 * before the failure must agree. */
+		FUZZ_CHECK(whole.rc < 0 && small.rc < 0);
+		for (size_t i = 0; i < whole.n && i < small.n; i++)
+			FUZZ_CHECK(fuzz_cmp(&whole.evs[i], &small.evs[i]) == 0);
+		free(whole.evs);
+		free(small.evs);
+		return 0;
+	}
+	FUZZ_CHECK(whole.rc == small.rc);
+	FUZZ_CHECK(strcmp(whole.msg, small.msg) == 0);
+	FUZZ_CHECK(whole.n == small.n);
+	for (size_t i = 0; i < whole.n; i++) {
+		FUZZ_CHECK(fuzz_cmp(&whole.evs[i], &small.evs[i]) == 0);
+		FUZZ_CHECK(whole.evs[i].offset == small.evs[i].offset);
+	}
+	if (!whole.ambiguous_in_delta)
+		fuzz_reencode(data, &whole, fmt);
+	free(whole.evs);
+	free(small.evs);
+	return 0;
+}
+
+#endif /* MSR_FUZZ_COMMON_H */

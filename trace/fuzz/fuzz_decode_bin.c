@@ -1,0 +1,13 @@
+/*
+ * fuzz_decode_bin.c - libFuzzer target: arbitrary bytes through the
+ * binary decoder (format forced, zstd still detected), checking
+ * the properties of fuzz-common.h.
+ */
+#include "fuzz-common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_one(data, size, MSR_FMT_BINARY);
+}
