@@ -538,7 +538,7 @@ static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		       const struct tso_wit *self)
 {
 	if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF &&
-	    overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
+	    tso_overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
 		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_COHERENCE, b);
 	else if (s->f_sl >= b->hi && s->w_sl.type == TSO_WIT_OWN)
 		tso_report_stale(t, l, &s->w_sl, MSR_V_TSO_MEMBAR, b);
