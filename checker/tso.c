@@ -1,0 +1,913 @@
+/*
+ * tso.c - the TSO checker pass (semantics.md section 5).
+ *
+ * Input: the engine's commits (global commit order co, one total order of
+ * all stores) and executed operations (program order per strand). Because co
+ * is given and strands interact only through stores, each strand's loads are
+ * placed greedily, in program order, at the earliest gap of co that their
+ * constraints allow (earlier loads, membar #StoreLoad / atomic floors, the
+ * store read). A load reading store w at byte b must sit before the next
+ * store to b after w; that next store is known from per-byte "next" links
+ * kept in a ring of recent commits. Every commit a load reads from precedes
+ * the load in the input, so a placement never exceeds the newest co seen and
+ * every check completes when the load (or store) is processed. Ops whose
+ * constraints name a commit not seen yet wait in a per-strand queue.
+ * Memory: a ring of recent commits, per-strand store rings (in-flight
+ * stores), per-block facts (touched footprint), queues (in-flight window).
+ * It never reads traces, never allocates per operation in the steady state,
+ * and never reports an execution that TSO allows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tso-internal.h"
+
+#define RING_DEFAULT (1u << 14)
+#define ST_RING_INIT 64u
+#define ST_RING_MAX (1u << 16)
+#define QUEUE_INIT 16u
+#define QUEUE_MAX 512u /* ops waiting per strand (about 1 MiB) */
+#define MEMBAR_STORELOAD 0x62u /* #StoreLoad, #MemIssue, #Sync */
+
+/* ------------------------------------------------------------------------ */
+/* Rings                                                                     */
+/* ------------------------------------------------------------------------ */
+
+const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
+{
+	const struct tso_crec *c;
+
+	if (!co)
+		return NULL;
+	c = &t->ring[co & (t->ring_cap - 1)];
+	return c->co == co ? c : NULL;
+}
+
+static struct tso_crec *crec_mut(struct msr_tso *t, uint64_t co)
+{
+	return (struct tso_crec *)tso_crec_get(t, co);
+}
+
+static struct tso_srec *srec_get(struct tso_strand *s, uint64_t sseq)
+{
+	struct tso_srec *r;
+
+	if (!s->st || !sseq)
+		return NULL;
+	r = &s->st[sseq & (s->st_cap - 1)];
+	return r->sseq == sseq ? r : NULL;
+}
+
+static bool srec_pending(const struct tso_srec *r)
+{
+	return r->sseq && r->have_op != (r->co != 0);
+}
+
+static int srec_grow(struct tso_strand *s)
+{
+	size_t ncap = s->st_cap * 2, i;
+	struct tso_srec *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < s->st_cap; i++)
+		if (s->st[i].sseq)
+			n[s->st[i].sseq & (ncap - 1)] = s->st[i];
+	free(s->st);
+	s->st = n;
+	s->st_cap = ncap;
+	return 0;
+}
+
+/* The entry of store `sseq`, created when new. An older entry in the slot
+ * that still waits for its op or commit makes the ring grow. */
+static struct tso_srec *srec_put(struct msr_tso *t, struct tso_strand *s,
+				 uint64_t sseq)
+{
+	struct tso_srec *r = srec_get(s, sseq);
+
+	if (r)
+		return r;
+	r = &s->st[sseq & (s->st_cap - 1)];
+	while (srec_pending(r) && s->st_cap < ST_RING_MAX) {
+		if (srec_grow(s) < 0) {
+			t->nomem = true;
+			break;
+		}
+		r = &s->st[sseq & (s->st_cap - 1)];
+	}
+	memset(r, 0, sizeof(*r));
+	r->sseq = sseq;
+	return r;
+}
+
+static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
+{
+	struct tso_strand *s = &t->s[idx];
+
+	if (s->st)
+		return s;
+	s->st = calloc(ST_RING_INIT, sizeof(*s->st));
+	s->st_cap = ST_RING_INIT;
+	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
+		free(s->st);
+		s->st = NULL;
+		t->nomem = true;
+		return NULL;
+	}
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation                                                                  */
+/* ------------------------------------------------------------------------ */
+
+int msr_tso_create(const struct msr_config *cfg,
+		   const struct msr_engine_sink *sink, struct msr_tso **out,
+		   struct msr_error *err)
+{
+	struct msr_tso *t = calloc(1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		goto nomem;
+	if (sink)
+		t->sink = *sink;
+	t->tpc = cfg && cfg->threads_per_core ? cfg->threads_per_core : 8;
+	t->ring_cap = RING_DEFAULT;
+	t->ring = calloc(t->ring_cap, sizeof(*t->ring));
+	t->s = calloc(MSR_MAX_STRANDS, sizeof(*t->s));
+	if (!t->ring || !t->s ||
+	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
+		goto nomem;
+	*out = t;
+	return MSR_OK;
+nomem:
+	msr_tso_destroy(t);
+	return msr_error_set(err, MSR_E_NOMEM, "checker", NULL,
+			     "cannot allocate the tso checker state");
+}
+
+void msr_tso_destroy(struct msr_tso *t)
+{
+	unsigned i;
+
+	if (!t)
+		return;
+	if (t->s)
+		for (i = 0; i < MSR_MAX_STRANDS; i++) {
+			free(t->s[i].st);
+			free(t->s[i].own.slots);
+			free(t->s[i].q);
+		}
+	free(t->s);
+	free(t->ring);
+	free(t->blocks.slots);
+	free(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Commits                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void commit_link(struct msr_tso *t, const struct msr_commit *c)
+{
+	struct tso_block *b;
+	unsigned i;
+
+	if (!c->mask || (c->pa8 & TSO_IO_BIT))
+		return;
+	b = tso_map_find(&t->blocks, c->pa8, true);
+	if (!b) {
+		t->nomem = true;
+		return;
+	}
+	for (i = 0; i < 8; i++) {
+		struct tso_crec *prev;
+
+		if (!(c->mask & (0x80u >> i)))
+			continue;
+		if (!b->latest[i]) {
+			b->first[i] = c->co;
+		} else if ((prev = crec_mut(t, b->latest[i]))) {
+			prev->next[i] = c->co;
+		}
+		b->latest[i] = c->co;
+	}
+}
+
+static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
+
+/* A commit may unblock any waiting strand: retry each (they are few). */
+static void drain_blocked(struct msr_tso *t)
+{
+	uint8_t list[MSR_MAX_STRANDS];
+	unsigned i, n = t->nblocked;
+
+	memcpy(list, t->blocked, n);
+	for (i = 0; i < n; i++)
+		if (t->s[list[i]].qlen)
+			drain(t, &t->s[list[i]], false);
+}
+
+static uint64_t later_co(struct tso_strand *s)
+{
+	struct tso_srec *r = srec_get(s, s->ss_last);
+
+	return r ? r->co : 0;
+}
+
+static void commit_record(struct msr_tso *t, const struct msr_commit *c,
+			  const struct tso_srec *sr)
+{
+	struct tso_crec *rec = &t->ring[c->co & (t->ring_cap - 1)];
+	bool op = sr && sr->have_op;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->co = c->co;
+	rec->pa8 = c->pa8;
+	rec->sseq = c->sseq;
+	rec->iseq = op ? sr->info.iseq : c->iseq;
+	rec->pc = op ? sr->info.pc : 0;
+	rec->step_op = op ? sr->info.op
+			  : (c->atomic ? MSR_STEP_CAS : MSR_STEP_ST);
+	rec->event = c->event;
+	rec->ts = c->ts;
+	rec->strand = c->strand;
+	rec->mask = c->mask;
+	rec->rmo = c->rmo;
+	rec->atomic = c->atomic;
+	memcpy(rec->data, c->data, 8);
+}
+
+void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
+{
+	struct tso_strand *s;
+	struct tso_srec *sr = NULL;
+	struct tso_own *own;
+	unsigned i;
+
+	if (t->nomem || c->co <= t->n)
+		return; /* co must grow; the engine numbers commits */
+	s = strand_get(t, c->strand);
+	if (!s)
+		return;
+	t->n = c->co;
+	if (c->sseq) { /* 0: a commit the engine bound to no store */
+		sr = srec_put(t, s, c->sseq);
+		sr->co = c->co;
+		sr->rmo = c->rmo;
+		sr->atomic = c->atomic;
+	}
+	commit_record(t, c, sr);
+	commit_link(t, c);
+	if (!sr)
+		return;
+	own = tso_map_find(&s->own, c->pa8, false);
+	for (i = 0; own && i < 8; i++)
+		if (own->sseq[i] == c->sseq)
+			own->co[i] = c->co;
+	if (!c->rmo) {
+		if (c->sseq < s->ss_last)
+			tso_report_store_order(t, c, later_co(s));
+		else
+			s->ss_last = c->sseq;
+	}
+	if (t->nblocked)
+		drain_blocked(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Floors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Fold the strand's executed stores up to sseq `upto` into the StoreLoad
+ * floor. False when one of them has not committed yet (unless `force`). */
+static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
+			uint64_t upto, bool force)
+{
+	while (s->scanned < upto) {
+		uint64_t sseq = s->scanned + 1;
+		struct tso_srec *r = srec_get(s, sseq);
+
+		/* RMO stores are acknowledged before they commit, so a
+		 * barrier does not wait for their commit */
+		if (r && r->have_op && !r->rmo) {
+			if (!r->co) {
+				if (!force)
+					return false;
+			} else if (r->co > s->f_sl) {
+				struct tso_wit *w = &s->w_sl;
+
+				s->f_sl = r->co;
+				memset(w, 0, sizeof(*w));
+				w->type = TSO_WIT_OWN;
+				w->co = r->co;
+				w->rmo = r->rmo;
+				w->barrier = s->barrier_op;
+				w->has_barrier =
+					!(s->barrier_is_atomic && r->atomic &&
+					  r->info.iseq == s->barrier_op.iseq);
+				tso_proof_store(t, r->co, r->info.pa, &w->store);
+				w->store.iseq = r->info.iseq;
+				w->store.pc = r->info.pc;
+				w->store.op = r->info.op;
+			}
+		}
+		s->scanned = sseq;
+	}
+	return true;
+}
+
+static bool rf_seen(const struct msr_tso *t, const struct msr_op *op)
+{
+	unsigned b, k;
+
+	for (b = 0; b < op->nblocks; b++)
+		for (k = 0; k < op->blk[b].nrf; k++)
+			if (op->blk[b].rf[k].kind == MSR_RF_COMMIT &&
+			    op->blk[b].rf[k].co > t->n)
+				return false;
+	return true;
+}
+
+static bool op_ready(struct msr_tso *t, struct tso_strand *s,
+		     const struct msr_op *op, bool force)
+{
+	struct tso_srec *r;
+
+	if (op->kind == MSR_OP_LOAD) {
+		if (op->pa & TSO_IO_BIT)
+			return true;
+		if (!scan_stores(t, s, s->barrier_upto, force))
+			return false;
+		return force || rf_seen(t, op);
+	}
+	if (op->kind != MSR_OP_ATOMIC || !op->nblocks || !op->blk[0].sseq)
+		return true; /* (an atomic without store entry: a plain load) */
+	if (!scan_stores(t, s, s->barrier_upto, force))
+		return false;
+	r = srec_get(s, op->blk[0].sseq);
+	if (!force && (!r || !r->co))
+		return false;
+	/* stores between the last barrier and the atomic: the atomic orders
+	 * them before its own read */
+	tso_proof_load(op, &s->barrier_op);
+	s->barrier_is_atomic = true;
+	s->barrier_upto = op->blk[0].sseq - 1;
+	if (!scan_stores(t, s, s->barrier_upto, force))
+		return false;
+	return force || rf_seen(t, op);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Where each byte of a load may sit in memory order                         */
+/* ------------------------------------------------------------------------ */
+
+/* co of the next store to byte `pa` after the store with co `co`, 0 when
+ * none has committed yet. Beyond the commit ring the newest store to the
+ * byte stands in: an upper bound, so no false alarm can come of it. */
+static uint64_t next_store(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t co, uint64_t pa)
+{
+	const struct tso_crec *c;
+	unsigned i = pa & 7;
+
+	if (!co)
+		return b ? b->first[i] : 0;
+	c = tso_crec_get(t, co);
+	if (c && c->pa8 == (pa & ~7ull))
+		return c->next[i];
+	if (!b || b->latest[i] <= co)
+		return 0;
+	return b->latest[i];
+}
+
+/* co of the first commit to byte `pa` after position `d` (d commits seen);
+ * 0 when none yet. Walks the per-byte chain a few steps, then falls back
+ * to the newest commit to the byte (an upper bound: never a false alarm). */
+static uint64_t next_after(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t d, uint64_t pa)
+{
+	unsigned i = pa & 7, k;
+	uint64_t c;
+
+	if (!b || b->latest[i] <= d)
+		return 0;
+	for (c = b->first[i], k = 0; c && c <= d && k < 64; k++) {
+		const struct tso_crec *r = tso_crec_get(t, c);
+
+		if (!r || r->pa8 != (pa & ~7ull))
+			return b->latest[i];
+		c = r->next[i];
+	}
+	return c && c > d ? c : b->latest[i];
+}
+
+/* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
+ * order: the load sits after that place and before the next commit. */
+static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
+			struct tso_load *l, const struct msr_rf *rf,
+			uint64_t yco, bool own, const struct tso_srec *y,
+			struct tso_byte *out)
+{
+	struct msr_proof_op yp;
+
+	if (!rf->placed || rf->co > t->n)
+		return false; /* place unknown: no constraint */
+	out->dma = true;
+	out->lo = out->src = rf->co;
+	out->hi = next_after(t, bk, rf->co, out->pa);
+	if (own && (!yco || rf->co < yco)) {
+		memset(&yp, 0, sizeof(yp));
+		if (y && y->have_op)
+			yp = y->info;
+		tso_report_own_stale(t, l, out, yco, &yp);
+		return false;
+	}
+	return true;
+}
+
+/* Resolve one source byte of a load against the strand's own stores;
+ * false (and a violation) when the source alone breaks an axiom. */
+static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
+			 struct tso_load *l, const struct msr_rf *rf,
+			 const struct tso_own *own, const struct tso_block *bk,
+			 uint64_t pa, struct tso_byte *out)
+{
+	unsigned i = pa & 7;
+	uint64_t ysseq = own ? own->sseq[i] : 0, yco = own ? own->co[i] : 0;
+	bool yrmo = own && (own->rmo & (0x80u >> i));
+	bool mine = rf->strand == l->op->strand;
+	uint64_t c = rf->kind == MSR_RF_COMMIT ? rf->co : 0;
+	struct tso_srec *y = srec_get(s, ysseq);
+	struct msr_proof_op yp;
+
+	out->pa = pa;
+	out->dma = false;
+	memset(&yp, 0, sizeof(yp));
+	if (rf->kind == MSR_RF_BYPASS) {
+		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
+
+		if (mine && !ysseq && rf->sseq <= s->last_st_sseq &&
+		    (!bs || (bs->co && bs->co <= s->f_ll))) {
+			/* its entry retired: committed before the strand's
+			 * position, so the bypass is a read of that commit */
+			out->lo = 0;
+			out->src = bs ? bs->co : 0;
+			out->hi = out->src ? next_store(t, bk, out->src, pa) : 0;
+			return true;
+		}
+		if (!mine || rf->sseq != ysseq) {
+			yp.strand = rf->strand;
+			if (bs && bs->have_op)
+				yp = bs->info;
+			tso_report_bypass(t, l, rf, &yp, pa);
+			return false;
+		}
+		out->lo = 0;
+		out->src = yco;
+		out->hi = yco ? next_store(t, bk, yco, pa) : 0;
+		return true;
+	}
+	if (rf->kind == MSR_RF_DMA)
+		return dma_resolve(t, bk, l, rf, ysseq && !yrmo ? yco : 0,
+				   ysseq && !yrmo, y, out);
+	if (rf->kind == MSR_RF_COMMIT && c > t->n)
+		return false; /* never committed (end of input) */
+	if (rf->kind == MSR_RF_COMMIT && mine &&
+	    l->op->kind == MSR_OP_ATOMIC && rf->sseq == l->op->blk[0].sseq) {
+		out->lo = out->src = c; /* its own write: an atomicity break */
+		out->hi = next_store(t, bk, c, pa);
+		return true;
+	}
+	if (rf->kind == MSR_RF_COMMIT && mine && rf->sseq > s->last_st_sseq) {
+		tso_report_own_later(t, l, c, pa);
+		return false;
+	}
+	out->src = c;
+	out->hi = next_store(t, bk, c, pa);
+	if (ysseq && rf->kind == MSR_RF_COMMIT && mine && rf->sseq == ysseq) {
+		out->lo = 0; /* its own youngest store: bypass or not */
+		return true;
+	}
+	if (ysseq && !yrmo && (!yco || c < yco)) {
+		if (y && y->have_op)
+			yp = y->info;
+		tso_report_own_stale(t, l, out, yco, &yp);
+		return false;
+	}
+	out->lo = c;
+	return true;
+}
+
+static void load_resolve(struct msr_tso *t, struct tso_strand *s,
+			 struct tso_load *l, unsigned b0, unsigned bn)
+{
+	unsigned b, k, i;
+
+	l->nb = 0;
+	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
+		const struct msr_op_block *blk = &l->op->blk[b];
+		const struct tso_own *own = tso_map_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = tso_map_find(&t->blocks, blk->pa8,
+						      false);
+
+		for (k = 0; k < blk->nrf; k++) {
+			const struct msr_rf *rf = &blk->rf[k];
+
+			for (i = 0; i < 8; i++) {
+				if (!(rf->mask & blk->mask & (0x80u >> i)))
+					continue;
+				if (l->nb >= 64)
+					continue;
+				memset(&l->b[l->nb], 0, sizeof(l->b[0]));
+				l->b[l->nb].val = blk->load[i];
+				if (byte_resolve(t, s, l, rf, own, bk,
+						 blk->pa8 + i, &l->b[l->nb]))
+					l->nb++;
+			}
+		}
+	}
+}
+
+/* Witness for a byte whose interval ends at or before the position. */
+static void stale_pick(struct msr_tso *t, struct tso_strand *s,
+		       struct tso_load *l, const struct tso_byte *b,
+		       const struct tso_wit *self)
+{
+	if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF &&
+	    tso_overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_COHERENCE, b);
+	else if (s->f_sl >= b->hi && s->w_sl.type == TSO_WIT_OWN)
+		tso_report_stale(t, l, &s->w_sl, MSR_V_TSO_MEMBAR, b);
+	else if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_OWN)
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_MEMBAR, b);
+	else if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF)
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_LOAD_ORDER, b);
+	else
+		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
+}
+
+/* Place a load (or one 16-byte piece of a block load) after the strand's
+ * earlier loads and barriers. */
+static void place_load(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op, unsigned b0, unsigned bn)
+{
+	struct tso_load *l = &t->ld;
+	struct tso_wit self;
+	uint64_t p, lo = 0;
+	unsigned i, lo_i = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->op = op;
+	tso_proof_load(op, &l->self);
+	load_resolve(t, s, l, b0, bn);
+	for (i = 0; i < l->nb; i++)
+		if (l->b[i].lo > lo) {
+			lo = l->b[i].lo;
+			lo_i = i;
+		}
+	memset(&self, 0, sizeof(self));
+	if (lo) {
+		self.type = TSO_WIT_RF;
+		self.co = lo;
+		self.via = l->self;
+		self.via_pa = op->pa;
+		self.via_size = op->size;
+		self.dma = l->b[lo_i].dma;
+		if (self.dma)
+			tso_proof_dma(l->b[lo_i].pa, l->b[lo_i].val,
+				      &self.store);
+		else
+			tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
+	}
+	p = lo;
+	if (s->f_sl > p)
+		p = s->f_sl;
+	if (s->f_ll > p)
+		p = s->f_ll;
+	for (i = 0; i < l->nb && !l->reported; i++)
+		if (l->b[i].hi && p >= l->b[i].hi)
+			stale_pick(t, s, l, &l->b[i], &self);
+	if (p > s->f_ll) {
+		s->f_ll = p;
+		s->w_ll = p == lo ? self : s->w_sl;
+		s->w_ll.via = l->self; /* the load that holds the position */
+		s->w_ll.via_pa = op->pa;
+		s->w_ll.via_size = op->size;
+	}
+}
+
+/*
+ * A block load returns four 16-byte pieces, each single-copy atomic but not
+ * atomic together: each piece follows the strand's earlier loads, the
+ * pieces are unordered among themselves, and later loads follow them all.
+ */
+static void place_block_load(struct msr_tso *t, struct tso_strand *s,
+			     const struct msr_op *op)
+{
+	uint64_t f0 = s->f_ll, fmax = s->f_ll;
+	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
+	unsigned b, n;
+
+	for (b = 0; b < op->nblocks; b += n) {
+		for (n = 1; b + n < op->nblocks &&
+			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
+		     n++)
+			;
+		s->f_ll = f0;
+		s->w_ll = w0;
+		place_load(t, s, op, b, n);
+		if (s->f_ll > fmax) {
+			fmax = s->f_ll;
+			wmax = s->w_ll;
+		}
+	}
+	s->f_ll = fmax;
+	s->w_ll = wmax;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Atomics, stores, barriers                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Retire own-store entries whose stores all committed at or before the
+ * strand's position: every later load of the strand sits after them, so a
+ * stale read of those bytes is caught by the position alone. A few slots
+ * per store keep the map near the in-flight window.
+ */
+static void own_sweep(struct tso_strand *s)
+{
+	unsigned k, i;
+
+	for (k = 0; k < 4 && s->own.n; k++) {
+		struct tso_own *e;
+		bool done = true;
+
+		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
+		e = tso_map_slot(&s->own, s->own_cursor);
+		if (!e->key)
+			continue;
+		for (i = 0; i < 8 && done; i++)
+			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
+				done = false;
+		if (done)
+			tso_map_del(&s->own, e);
+	}
+}
+
+static void own_store(struct msr_tso *t, struct tso_strand *s,
+		      const struct msr_op_block *blk, uint64_t co, bool rmo)
+{
+	struct tso_own *e;
+	unsigned i;
+
+	own_sweep(s);
+	e = tso_map_find(&s->own, blk->pa8, true);
+	if (!e) {
+		t->nomem = true;
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		if (blk->mask & (0x80u >> i)) {
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+			if (rmo)
+				e->rmo |= (uint8_t)(0x80u >> i);
+			else
+				e->rmo &= (uint8_t)~(0x80u >> i);
+		}
+}
+
+/* Executed store entry: remember it for proofs and own-store checks. */
+static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
+				   const struct msr_op *op,
+				   const struct msr_op_block *blk)
+{
+	struct tso_srec *r;
+	struct tso_crec *c;
+
+	if (!blk->sseq)
+		return NULL; /* no store entry: nothing to order */
+	r = srec_put(t, s, blk->sseq);
+	r->have_op = true;
+	r->rmo = op->rmo;
+	r->atomic = op->kind == MSR_OP_ATOMIC;
+	tso_proof_load(op, &r->info);
+	r->info.pa = blk->pa8;
+	if (r->co && (c = crec_mut(t, r->co))) {
+		c->iseq = op->iseq;
+		c->pc = op->pc;
+		c->step_op = op->step_op;
+	}
+	if (blk->sseq > s->last_st_sseq)
+		s->last_st_sseq = blk->sseq;
+	return r;
+}
+
+static void run_store(struct msr_tso *t, struct tso_strand *s,
+		      const struct msr_op *op)
+{
+	bool reported = false;
+	unsigned b;
+
+	for (b = 0; b < op->nblocks; b++) {
+		const struct msr_op_block *blk = &op->blk[b];
+		struct tso_srec *r = store_exec(t, s, op, blk);
+
+		if (!r)
+			continue;
+		/* a commit seen before its store executed may precede a
+		 * position an earlier load already holds (through a barrier
+		 * the non-RMO case is a StoreStore break, reported at the
+		 * commit) */
+		if (r->co && !reported && s->f_ll >= r->co &&
+		    (s->w_ll.type == TSO_WIT_RF ||
+		     (s->w_ll.type == TSO_WIT_OWN && op->rmo &&
+		      s->w_ll.via.iseq)) &&
+		    !(op->pa & TSO_IO_BIT)) {
+			tso_report_load_store(t, &s->w_ll, op, r->co, blk);
+			reported = true;
+		}
+		own_store(t, s, blk, r->co, op->rmo);
+	}
+}
+
+static void run_atomic(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op)
+{
+	struct tso_srec *r = op->nblocks ? srec_get(s, op->blk[0].sseq) : NULL;
+	struct tso_load *l = &t->ld;
+	uint64_t co_a = r ? r->co : 0, q;
+	unsigned i, b;
+
+	if (!co_a) { /* never committed: check it as a plain load */
+		place_load(t, s, op, 0, op->nblocks);
+		goto store;
+	}
+	q = co_a - 1;
+	memset(l, 0, sizeof(*l));
+	l->op = op;
+	tso_proof_load(op, &l->self);
+	load_resolve(t, s, l, 0, op->nblocks);
+	if (s->f_ll > q && s->w_ll.type == TSO_WIT_RF)
+		tso_report_atomic(t, l, MSR_V_TSO_LOAD_STORE, co_a, NULL, &s->w_ll);
+	for (i = 0; i < l->nb && !l->reported; i++) {
+		const struct tso_byte *y = &l->b[i];
+
+		if (y->lo > q || (y->hi && y->hi <= q))
+			tso_report_atomic(t, l, MSR_V_TSO_ATOMICITY, co_a, y, NULL);
+	}
+	if (q > s->f_ll) {
+		s->f_ll = q;
+		memset(&s->w_ll, 0, sizeof(s->w_ll));
+		s->w_ll.type = TSO_WIT_OWN;
+		s->w_ll.co = co_a;
+		tso_proof_store(t, co_a, op->pa, &s->w_ll.store);
+	}
+store:
+	for (b = 0; b < op->nblocks; b++) {
+		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b]);
+
+		if (sr && !op->store_failed)
+			own_store(t, s, &op->blk[b], sr->co, false);
+	}
+	s->barrier_upto = s->last_st_sseq;
+	tso_proof_load(op, &s->barrier_op);
+	s->barrier_is_atomic = true;
+}
+
+static void op_run(struct msr_tso *t, struct tso_strand *s,
+		   const struct msr_op *op)
+{
+	switch (op->kind) {
+	case MSR_OP_LOAD:
+		if (op->pa & TSO_IO_BIT)
+			return; /* non-cacheable: outside TSO */
+		if (op->step_op != MSR_STEP_LDBLK) {
+			place_load(t, s, op, 0, op->nblocks);
+			return;
+		}
+		place_block_load(t, s, op);
+		return;
+	case MSR_OP_STORE:
+		run_store(t, s, op);
+		return;
+	case MSR_OP_ATOMIC:
+		run_atomic(t, s, op);
+		return;
+	case MSR_OP_MEMBAR:
+		if (op->membar_mask & MEMBAR_STORELOAD) {
+			s->barrier_upto = s->last_st_sseq;
+			tso_proof_load(op, &s->barrier_op);
+			s->barrier_is_atomic = false;
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Waiting ops and the public entry points                                   */
+/* ------------------------------------------------------------------------ */
+
+static void queue_pop(struct msr_tso *t, struct tso_strand *s)
+{
+	unsigned i, idx = (unsigned)(s - t->s);
+
+	s->qhead = (s->qhead + 1) & (s->qcap - 1);
+	if (--s->qlen)
+		return;
+	for (i = 0; i < t->nblocked; i++)
+		if (t->blocked[i] == idx) {
+			memmove(t->blocked + i, t->blocked + i + 1,
+				t->nblocked - i - 1);
+			break;
+		}
+	t->nblocked--;
+}
+
+static void drain(struct msr_tso *t, struct tso_strand *s, bool force)
+{
+	while (s->qlen) {
+		const struct msr_op *op = &s->q[s->qhead];
+
+		if (!op_ready(t, s, op, force))
+			return;
+		op_run(t, s, op);
+		queue_pop(t, s);
+	}
+}
+
+static int queue_push(struct msr_tso *t, struct tso_strand *s,
+		      const struct msr_op *op)
+{
+	if (s->qlen == s->qcap) {
+		size_t ncap = s->qcap ? s->qcap * 2 : QUEUE_INIT, i;
+		struct msr_op *nq;
+
+		if (ncap > QUEUE_MAX) {
+			/* bounded window: decide the oldest without the
+			 * commit it waits for (weaker, never wrong) */
+			op_ready(t, s, &s->q[s->qhead], true);
+			op_run(t, s, &s->q[s->qhead]);
+			queue_pop(t, s);
+			drain(t, s, false);
+			if (!s->qlen) {
+				if (op_ready(t, s, op, false)) {
+					op_run(t, s, op);
+					return 0;
+				}
+			}
+			return queue_push(t, s, op);
+		}
+		nq = malloc(ncap * sizeof(*nq));
+		if (!nq)
+			return -1;
+		for (i = 0; i < s->qlen; i++)
+			nq[i] = s->q[(s->qhead + i) & (s->qcap - 1)];
+		free(s->q);
+		s->q = nq;
+		s->qcap = ncap;
+		s->qhead = 0;
+	}
+	if (s->qlen++ == 0)
+		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);
+	s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)] = *op;
+	return 0;
+}
+
+void msr_tso_add_op(struct msr_tso *t, const struct msr_op *op)
+{
+	struct tso_strand *s;
+
+	if (t->nomem)
+		return;
+	s = strand_get(t, op->strand);
+	if (!s)
+		return;
+	if (!s->qlen && op_ready(t, s, op, false)) {
+		op_run(t, s, op);
+		return;
+	}
+	if (queue_push(t, s, op) < 0)
+		t->nomem = true;
+}
+
+int msr_tso_finish(struct msr_tso *t, struct msr_error *err)
+{
+	unsigned i;
+
+	for (i = 0; i < MSR_MAX_STRANDS; i++)
+		if (t->s[i].qlen)
+			drain(t, &t->s[i], true);
+	if (t->nomem)
+		return msr_error_set(err, MSR_E_NOMEM, "checker", NULL,
+				     "out of memory in the tso checker: "
+				     "results are incomplete");
+	return MSR_OK;
+}
