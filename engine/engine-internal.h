@@ -72,6 +72,7 @@ struct ld_ent {
 
 struct st_ent {
 	uint64_t pa;
+	uint64_t prev_same;   /* next older live store to this block, 0 = none */
 	uint64_t group;
 	uint64_t co;
 	uint64_t iseq, pc;
@@ -95,6 +96,7 @@ struct fill_rec {
 struct strand {
 	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
 	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
+	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
 	uint64_t ld_data_cur;     /* no data-less live load below this seq */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
 	uint64_t st_commit_cur;   /* no uncommitted live store below this */
@@ -234,6 +236,8 @@ void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s);
 
 /* stores.c */
+/* Youngest live store of the strand to block pa8 (0 = none). */
+uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8);
 void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);

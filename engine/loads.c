@@ -65,16 +65,22 @@ static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 /* The model's bypass decision for a load of `mask` in block pa8. */
 static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
 {
-	for (uint64_t q = s->st_live_tail; q-- > s->st.head;) {
+	/* walk only this block's stores, youngest first */
+	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 		uint8_t ov;
 
-		if ((se->flags & (STF_POPPED | STF_CRETIRED)) ||
-		    (se->pa & ~7ULL) != pa8)
+		if (!se)
+			return;
+		if (se->flags & (STF_POPPED | STF_CRETIRED)) {
+			q = se->prev_same;
 			continue;
+		}
 		ov = se->bmask & le->mask;
-		if (!ov)
+		if (!ov) {
+			q = se->prev_same;
 			continue;
+		}
 		/* youngest older store to these bytes decides */
 		if (se->flags & STF_RMO)
 			le->flags |= LDF_RMO_OVERLAP;
