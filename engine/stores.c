@@ -154,20 +154,25 @@ static void pcommit_trim(struct msr_engine *e, struct strand *s)
 	}
 }
 
+/* The oldest uncommitted store of the strand to pa8: walk the block's chain
+ * of live stores back to its oldest uncommitted entry. */
 static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
-	for (uint64_t q = s->st_commit_cur; q < s->st.tail; q++) {
+	struct st_ent *best = NULL;
+
+	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 
-		if (se->flags & (STF_POPPED | STF_COMMITTED))
-			continue;
-		if ((se->pa & ~7ULL) == pa8) {
+		if (!se)
+			break;
+		if (!(se->flags & (STF_POPPED | STF_COMMITTED))) {
+			best = se;
 			*seq_out = q;
-			return se;
 		}
+		q = se->prev_same;
 	}
-	return NULL;
+	return best;
 }
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */
