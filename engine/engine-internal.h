@@ -45,6 +45,7 @@ struct msr_src {
 struct ld_ent {
 	uint64_t pa;          /* byte address of this entry's first byte */
 	uint64_t key;         /* 8-byte block (cacheable) or full pa (I/O) */
+	uint64_t prev_same;   /* next older live load with this key, 0 = none */
 	uint64_t group;       /* seq of the first entry of the instruction */
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
@@ -97,6 +98,7 @@ struct strand {
 	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
 	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
 	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
+	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
 	uint64_t ld_data_cur;     /* no data-less live load below this seq */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
 	uint64_t st_commit_cur;   /* no uncommitted live store below this */
