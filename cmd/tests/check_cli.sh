@@ -138,6 +138,13 @@ grep -q "far.steps:6: step-log lookahead limit exceeded" stderr.txt; ok $? "name
 expect_rc "within the default lookahead" 1 "$MSR" check one.trace --steps far.steps -o l2.yaml --no-tso
 [ "$(yget l2.yaml violations.0.kind)" = step-log-long ]; ok $? "the other strand's lines are left over"
 
+printf '# msync-steps 1\n0 0x100 ld pa=0xd000 size=8 ld=11\n' >bad.steps
+expect_rc "malformed step log" 2 "$MSR" check "$LV" --steps bad.steps -o b.yaml
+grep -q "bad.steps:2:29: value length does not match size: ld= has 2 hex digits, expected 16 for size=8" stderr.txt
+ok $? "step-log error names file:line:col and the field"
+[ "$(yget b.yaml summary.complete)" = false ] && [ "$(yget b.yaml summary.events)" -ge 1 ]
+ok $? "and the report covers the events replayed before it"
+
 # SIGINT while the trace is still arriving: a partial report, exit 2
 mkfifo live
 ( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
