@@ -177,6 +177,9 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 	if (optind + 1 < argc)
 		return msr_cli_usage_error("check", "unexpected argument '%s'", argv[optind + 1]);
 	o->trace = argv[optind];
+	if (o->steps && !strcmp(o->steps, "-") && !strcmp(o->trace, "-"))
+		return msr_cli_usage_error("check", "the trace and the step log cannot "
+					   "both be read from standard input");
 	return -1;
 }
 

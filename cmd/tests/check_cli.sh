@@ -70,6 +70,11 @@ expect_rc "report to stdout" 1 "$MSR" check "$LV" --steps "$LVS"
 [ "$(yget stdout.txt violations.0.kind)" = load-value ]; ok $? "stdout report is YAML"
 grep -q "report: stdout" stderr.txt; ok $? "summary says the report went to stdout"
 
+expect_rc "trace on stdin" 1 sh -c '"$0" check - --steps "$1" -o si.yaml <"$2"' "$MSR" "$LVS" "$LV"
+[ "$(yget si.yaml inputs.0.path)" = - ]; ok $? "stdin is listed as '-'"
+expect_rc "step log on stdin" 1 sh -c '"$0" check "$2" --steps - -o si.yaml <"$1"' "$MSR" "$LVS" "$LV"
+expect_rc "not both on stdin" 2 "$MSR" check - --steps -
+
 # Two wrong loads: the cap, fail-fast and fingerprints
 { cat "$LV"; grep -v '^#' "$LV" | sed 's/d000/d008/g; s/ts=1\b/ts=2/'; } >two.trace
 { cat "$LVS"; echo "0 0x104 ld pa=0xd008 size=8 ld=3333333333333333"; } >two.steps
