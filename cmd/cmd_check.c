@@ -27,7 +27,8 @@
 
 #define CHECK_MAX_IMAGES 64
 #define CHECK_HISTORY_EVENTS ((size_t)1 << 12)
-#define CHECK_PROGRESS_EVERY ((uint64_t)1 << 20)
+#define CHECK_PROGRESS_EVERY ((uint64_t)1 << 16) /* events between clock reads */
+#define CHECK_PROGRESS_SECONDS 0.5
 
 /* Set by the SIGINT/SIGTERM handler; the replay loop stops and reports. */
 static volatile sig_atomic_t check_signal;
@@ -370,6 +371,8 @@ static void replay(struct check_run *run, struct msr_error *err)
 	struct msr_event ev;
 	bool progress = run->o.progress > 0 ||
 			(run->o.progress < 0 && !run->o.quiet && isatty(STDERR_FILENO));
+	bool shown = false;
+	double next_show = CHECK_PROGRESS_SECONDS;
 	uint64_t n = 0;
 	int rc;
 
@@ -401,10 +404,14 @@ static void replay(struct check_run *run, struct msr_error *err)
 			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "fail-fast");
 			break;
 		}
-		if (progress && !(++n % CHECK_PROGRESS_EVERY))
+		if (progress && !(++n % CHECK_PROGRESS_EVERY) &&
+		    elapsed_since(&run->t0) >= next_show) {
 			show_progress(run, false);
+			shown = true;
+			next_show = elapsed_since(&run->t0) + CHECK_PROGRESS_SECONDS;
+		}
 	}
-	if (progress && n >= CHECK_PROGRESS_EVERY)
+	if (shown)
 		show_progress(run, true);
 }
 
