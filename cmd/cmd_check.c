@@ -533,9 +533,10 @@ int msr_cmd_check(int argc, char **argv)
 		return code;
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	if ((rc = setup_config(&run, &filter, &err))) {
+		/* a bad command line or configuration is not a property of the
+		 * revision under test: never a bisect "skip" */
 		msr_cli_print_error(&err);
-		code = run.o.bisect && rc != MSR_E_USAGE ? MSR_EXIT_BISECT_SKIP
-							  : MSR_EXIT_UNUSABLE;
+		code = MSR_EXIT_UNUSABLE;
 		goto out;
 	}
 	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||

@@ -43,6 +43,7 @@ expect_rc "bad config" 2 "$MSR" check --config bad.yaml -o r.yaml "$LV"
 grep -q "bad.yaml:3:3: unknown key 'colour' in section system" stderr.txt
 ok $? "config error names file:line:col and the key"
 [ ! -e r.yaml ]; ok $? "no report for an unusable configuration"
+expect_rc "bad config is 2 even with --bisect" 2 "$MSR" check --bisect --config bad.yaml -o r.yaml "$LV"
 
 expect_rc "missing trace" 2 "$MSR" check -o miss.yaml nonexistent.trace
 [ "$(yget miss.yaml summary.complete)" = false ]
