@@ -164,6 +164,7 @@ struct tso_report {
 	unsigned size;
 	uint32_t ts;
 	uint64_t event;
+	uint64_t offset;             /* byte offset of that event */
 	uint64_t observed_co;        /* store read (0 = none / initial) */
 	uint64_t expected_co;        /* store that should have been seen */
 	unsigned nproof;

@@ -106,6 +106,7 @@ void tso_report_store_order(struct msr_tso *t, const struct msr_commit *c,
 	r.size = p1.size;
 	r.ts = c->ts;
 	r.event = c->event;
+	r.offset = c->offset;
 	r.observed_co = c->co;
 	r.expected_co = later_co;
 	tso_report_push(&r, &p1, MSR_REL_PO);
@@ -412,6 +413,7 @@ void tso_report_init(struct tso_report *r, enum msr_vkind kind,
 		r->size = op->size;
 		r->ts = op->ts;
 		r->event = op->event;
+		r->offset = op->offset;
 	}
 }
 
@@ -469,6 +471,7 @@ void tso_report_emit(struct msr_tso *t, const struct tso_report *r)
 	v.size = r->size;
 	v.ts = r->ts;
 	v.event = r->event;
+	v.offset = r->offset;
 	store_ref(t, r->observed_co, &v.observed_from);
 	store_ref(t, r->expected_co, &v.expected_from);
 	n = strlen(r->message);

@@ -233,6 +233,7 @@ struct msr_op {
 	uint8_t size;      /* bytes */
 	uint32_t ts;       /* ts of the SSTEP's neighbourhood (last ts seen) */
 	uint64_t event;    /* index of the SSTEP event */
+	uint64_t offset;   /* byte offset of the SSTEP event */
 	uint8_t nblocks;
 	struct msr_op_block blk[MSR_OP_MAX_BLOCKS];
 };
@@ -250,6 +251,7 @@ struct msr_commit {
 	bool atomic;
 	uint32_t ts;
 	uint64_t event;
+	uint64_t offset;  /* byte offset of the ST_COMMIT event */
 };
 
 /* ------------------------------------------------------------------------ */

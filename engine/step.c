@@ -629,6 +629,7 @@ static void op_init(struct msr_engine *e, struct msr_op *op, unsigned t,
 	op->size = st->size;
 	op->ts = e->last_ts;
 	op->event = ev->index;
+	op->offset = ev->offset;
 }
 
 static void emit_op(struct msr_engine *e, const struct msr_op *op)

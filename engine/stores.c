@@ -258,6 +258,7 @@ static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 	c.atomic = se->itype == MSR_IT_ATOMIC;
 	c.ts = ev->ts;
 	c.event = ev->index;
+	c.offset = ev->offset;
 	e->sink.commit(e->sink.ctx, &c);
 }
 
