@@ -1,0 +1,882 @@
+/*
+ * cmd_slice.c - msync-replay slice: cut a small reproducer out of a big
+ * dump around one violation.
+ *
+ * Four streaming passes over the inputs, each with the check pipeline:
+ *   1. find the violation (by id Vn in the order check reports them, or by
+ *      fingerprint; --report translates an id through a saved report);
+ *   2. pick the strands involved (the violation's, its proof's, the stores
+ *      its values came from) and the cut points: the slice starts at the
+ *      last event before the first involved operation where those strands
+ *      have nothing in flight, and ends once they are quiet again after the
+ *      last involved operation; note every 8-byte block they touch there;
+ *   3. write the slice: the involved strands' events, other strands'
+ *      commits and DMA writes to touched blocks turned into MEM_SLAMs (so
+ *      memory holds the same values without their protocol), the step
+ *      lines of the kept instructions, and the touched blocks' memory image
+ *      at the start;
+ *   4. check the slice and refuse it unless it shows a violation of the same
+ *      kind on the same strand and (renumbered) instruction.
+ * Memory is bounded by the touched footprint and the slice itself; no pass
+ * keeps the original trace. It never edits its inputs.
+ */
+#include "slice-internal.h"
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+static const char slice_help[] =
+	"usage: msync-replay slice TRACE --steps LOG (--violation Vn | --fingerprint FP)\n"
+	"                          [--report R.yaml] [--config CFG] [--image MEM] -o OUTDIR\n"
+	"\n"
+	"Cut a small reproducer of one violation out of TRACE. The violation is\n"
+	"named by its id in check's report (V1, V2, ... in the order found) or\n"
+	"its fingerprint; with --report the id is looked up in that report.\n"
+	"OUTDIR receives nas.trace.zst, steps.log, image.mem (the memory the\n"
+	"slice starts from) and README.txt (what was cut, from where, and the\n"
+	"original index of every kept event). The slice keeps the strands\n"
+	"involved in the violation, from a point where they have nothing in\n"
+	"flight until they are quiet again; other strands' writes to the blocks\n"
+	"they touch become MEM_SLAMs. The slice is checked again and refused\n"
+	"unless it shows the same kind of violation on the same strand and\n"
+	"instruction (renumbered from the slice start; README.txt says how).\n"
+	"\n"
+	"options:\n"
+	"  --steps LOG          ISS step log of TRACE (required)\n"
+	"  --violation Vn       the n-th violation check reports\n"
+	"  --fingerprint FP     the violation with this fingerprint\n"
+	"  --report R.yaml      look --violation up in this report of check\n"
+	"  --config CFG.yaml    system configuration (as for check)\n"
+	"  --image MEM          initial memory image of TRACE\n"
+	"  --lookback N         ignore stores the violation's values came from when\n"
+	"                       they are more than N events older (default 20000)\n"
+	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
+	"  -q, --quiet          no summary on stderr\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Exit status: 0 slice written and reproduces the violation, 1 the slice\n"
+	"does not reproduce it (refused, files left for inspection), 2 unusable\n"
+	"input, usage error or no such violation.\n";
+
+enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
+       OPT_LOOKBACK };
+
+struct sl_opts {
+	const char *trace, *steps, *config, *image, *report, *outdir;
+	const char *vid;     /* "V3" */
+	char fp[17];
+	bool by_fp;
+	uint64_t vnum;
+	uint64_t lookback;
+	bool quiet;
+};
+
+/* Open-addressing set of 8-byte blocks: pa8 -> last event index touching it */
+struct sl_blocks {
+	uint64_t *key;  /* pa8 + 1; 0 = empty */
+	uint64_t *last;
+	size_t cap, n;
+};
+
+struct sl {
+	struct sl_opts *o;
+	/* pass 1 */
+	uint64_t nviol;
+	bool found;
+	struct msr_violation v;
+	/* involved strands and range */
+	bool inv[MSR_MAX_STRANDS];
+	unsigned nstrands;
+	uint64_t first_rel, last_rel;
+	/* pass 2 */
+	struct sl_blocks blk;
+	uint64_t P, Q, total;
+	bool q_weak;
+	/* pass 3 */
+	struct msr_slice_pipe *pipe;
+	uint64_t cur;               /* index of the event being applied */
+	uint64_t base[MSR_MAX_STRANDS];  /* SSTEPs of a strand before P */
+	FILE *steps;
+	bool want_slam;
+	struct msr_event slam;
+	uint64_t *map;              /* original index of each slice event */
+	size_t nmap, capmap;
+	uint64_t slams, dma_slams, dropped, l1_blocks_unknown, image_blocks;
+	/* pass 4 */
+	bool reproduced;
+	uint64_t sviol, sviol_kind[MSR_V_COUNT];
+	struct msr_violation rv;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int blocks_put(struct sl_blocks *b, uint64_t pa8, uint64_t idx)
+{
+	if (2 * (b->n + 1) > b->cap) {
+		struct sl_blocks nb = {0};
+
+		nb.cap = b->cap ? 2 * b->cap : 1024;
+		nb.key = calloc(nb.cap, sizeof(*nb.key));
+		nb.last = calloc(nb.cap, sizeof(*nb.last));
+		if (!nb.key || !nb.last) {
+			free(nb.key);
+			free(nb.last);
+			return MSR_E_NOMEM;
+		}
+		for (size_t i = 0; i < b->cap; i++)
+			if (b->key[i])
+				blocks_put(&nb, b->key[i] - 1, b->last[i]);
+		free(b->key);
+		free(b->last);
+		*b = nb;
+	}
+	size_t m = b->cap - 1, i = (size_t)mix64(pa8) & m;
+
+	while (b->key[i] && b->key[i] != pa8 + 1)
+		i = (i + 1) & m;
+	if (!b->key[i]) {
+		b->key[i] = pa8 + 1;
+		b->last[i] = idx;
+		b->n++;
+	} else if (idx > b->last[i]) {
+		b->last[i] = idx;
+	}
+	return MSR_OK;
+}
+
+/* Last event index touching pa8, or -1 (as UINT64_MAX) when never. */
+static uint64_t blocks_last(const struct sl_blocks *b, uint64_t pa8)
+{
+	if (!b->cap)
+		return UINT64_MAX;
+	size_t m = b->cap - 1, i = (size_t)mix64(pa8) & m;
+
+	while (b->key[i]) {
+		if (b->key[i] == pa8 + 1)
+			return b->last[i];
+		i = (i + 1) & m;
+	}
+	return UINT64_MAX;
+}
+
+static bool in_window_block(const struct sl *s, uint64_t pa8)
+{
+	uint64_t l = blocks_last(&s->blk, pa8);
+
+	return l != UINT64_MAX && l >= s->P;
+}
+
+static int touch_range(struct sl *s, uint64_t pa, unsigned len, uint64_t idx)
+{
+	for (uint64_t a = pa & ~7ULL; a < pa + len; a += 8)
+		if (blocks_put(&s->blk, a, idx))
+			return MSR_E_NOMEM;
+	return MSR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool parse_vid(const char *s, uint64_t *n)
+{
+	return (s[0] == 'V' || s[0] == 'v') && msr_cli_parse_u64(s + 1, n) && *n > 0;
+}
+
+static int parse_args(int argc, char **argv, struct sl_opts *o)
+{
+	static const struct option longopts[] = {
+		{"steps", required_argument, NULL, OPT_STEPS},
+		{"violation", required_argument, NULL, OPT_VIOL},
+		{"fingerprint", required_argument, NULL, OPT_FP},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"config", required_argument, NULL, OPT_CONFIG},
+		{"image", required_argument, NULL, OPT_IMAGE},
+		{"lookback", required_argument, NULL, OPT_LOOKBACK},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(slice_help, stdout);
+			return 0;
+		case 'o': o->outdir = optarg; break;
+		case 'q': o->quiet = true; break;
+		case OPT_STEPS: o->steps = optarg; break;
+		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_IMAGE: o->image = optarg; break;
+		case OPT_REPORT: o->report = optarg; break;
+		case OPT_VIOL:
+			if (!parse_vid(optarg, &o->vnum))
+				return msr_cli_usage_error("slice", "bad --violation=%s: "
+							   "expected an id like V3", optarg);
+			o->vid = optarg;
+			break;
+		case OPT_FP:
+			if (strlen(optarg) != 16 || strspn(optarg, "0123456789abcdef") != 16)
+				return msr_cli_usage_error("slice", "bad --fingerprint=%s: "
+							   "expected 16 lowercase hex digits",
+							   optarg);
+			memcpy(o->fp, optarg, 17);
+			o->by_fp = true;
+			break;
+		case OPT_LOOKBACK:
+			if (!msr_cli_parse_u64(optarg, &o->lookback))
+				return msr_cli_usage_error("slice", "bad --lookback=%s: expected "
+							   "a number of events", optarg);
+			break;
+		case ':':
+			return msr_cli_usage_error("slice", "option %s needs a value",
+						   argv[optind - 1]);
+		default:
+			return msr_cli_usage_error("slice", "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return msr_cli_usage_error("slice", "missing TRACE argument");
+	if (optind + 1 != argc)
+		return msr_cli_usage_error("slice", "unexpected argument '%s'", argv[optind + 1]);
+	o->trace = argv[optind];
+	if (!o->steps)
+		return msr_cli_usage_error("slice", "--steps LOG is required");
+	if (!o->outdir)
+		return msr_cli_usage_error("slice", "-o OUTDIR is required");
+	if (!!o->vid == o->by_fp)
+		return msr_cli_usage_error("slice", "give exactly one of --violation and "
+					   "--fingerprint");
+	if (o->report && !o->vid)
+		return msr_cli_usage_error("slice", "--report needs --violation");
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --report: the fingerprint of violation Vn in a saved report               */
+/* ------------------------------------------------------------------------ */
+
+static int report_lookup(struct sl_opts *o, struct msr_error *err)
+{
+	FILE *f = fopen(o->report, "r");
+	yaml_parser_t ps;
+	yaml_event_t ev;
+	char key[32] = "", id[32] = "";
+	bool want = false, done = false, keyturn = true;
+	int depth = 0, rc = MSR_OK;
+
+	if (!f)
+		return msr_error_set(err, MSR_E_IO, "slice", o->report, "cannot open: %s",
+				     strerror(errno));
+	if (!yaml_parser_initialize(&ps)) {
+		fclose(f);
+		return msr_error_set(err, MSR_E_NOMEM, "slice", o->report, "out of memory");
+	}
+	yaml_parser_set_input_file(&ps, f);
+	while (!done) {
+		if (!yaml_parser_parse(&ps, &ev)) {
+			char where[200];
+
+			snprintf(where, sizeof(where), "%s:%zu:%zu", o->report,
+				 ps.problem_mark.line + 1, ps.problem_mark.column + 1);
+			rc = msr_error_set(err, MSR_E_FORMAT, "slice", where, "bad yaml: %s",
+					   ps.problem ? ps.problem : "syntax error");
+			break;
+		}
+		/* violations are mappings at depth 3: doc map > violations seq > map */
+		switch (ev.type) {
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+			depth++;
+			keyturn = true;
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			depth--;
+			keyturn = true;
+			break;
+		case YAML_SCALAR_EVENT: {
+			const char *val = (const char *)ev.data.scalar.value;
+
+			if (depth != 3) {
+				break;
+			}
+			if (keyturn) {
+				snprintf(key, sizeof(key), "%s", val);
+			} else if (!strcmp(key, "id")) {
+				snprintf(id, sizeof(id), "%s", val);
+				want = !strcmp(id, o->vid);
+			} else if (!strcmp(key, "fingerprint") && want) {
+				snprintf(o->fp, sizeof(o->fp), "%s", val);
+				o->by_fp = true;
+				done = true;
+			}
+			keyturn = !keyturn;
+			break;
+		}
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&ps);
+	fclose(f);
+	if (!rc && !o->by_fp)
+		rc = msr_error_set(err, MSR_E_USAGE, "slice", o->report,
+				   "no violation id=%s with a fingerprint in the report", o->vid);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 1: find the violation                                                */
+/* ------------------------------------------------------------------------ */
+
+static void find_violation(void *ctx, const struct msr_violation *v)
+{
+	struct sl *s = ctx;
+	char fp[17];
+
+	if (s->found)
+		return;
+	s->nviol++;
+	if (s->o->by_fp) {
+		msr_report_fingerprint(v->kind, v->strand, v->iseq, v->pa, fp);
+		if (strcmp(fp, s->o->fp))
+			return;
+	} else if (s->nviol != s->o->vnum) {
+		return;
+	}
+	s->found = true;
+	s->v = *v;
+}
+
+static int pass_find(struct sl *s, struct msr_error *err)
+{
+	struct msr_slice_pipe p = {.ctx = s, .on_violation = find_violation};
+	struct msr_event ev;
+	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+				     s->o->image, err);
+
+	while (!rc && !s->found && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK)
+		rc = msr_slice_pipe_apply(&p, &ev, err);
+	if (rc == MSR_END)
+		rc = msr_slice_pipe_finish(&p, true, err);
+	msr_slice_pipe_close(&p);
+	if (rc < 0)
+		return rc;
+	if (!s->found)
+		return msr_error_set(err, MSR_E_USAGE, "slice", s->o->trace,
+				     "no violation %s%s in the trace (it shows %llu)",
+				     s->o->by_fp ? "with fingerprint=" : "id=",
+				     s->o->by_fp ? s->o->fp : s->o->vid,
+				     (unsigned long long)s->nviol);
+	return MSR_OK;
+}
+
+/* The strands, blocks and event range the violation involves. */
+static int involve(struct sl *s)
+{
+	const struct msr_violation *v = &s->v;
+	const struct msr_store_ref *ref[2] = {&v->expected_from, &v->observed_from};
+	unsigned len = v->size < 8 ? 8 : v->size > 64 ? 64 : v->size;
+
+	s->first_rel = s->last_rel = v->event;
+	if (v->strand >= 0)
+		s->inv[v->strand] = true;
+	if (touch_range(s, v->pa, len, v->event))
+		return MSR_E_NOMEM;
+	for (unsigned i = 0; i < v->nproof && i < MSR_PROOF_MAX; i++) {
+		const struct msr_proof_op *op = &v->proof[i];
+
+		s->inv[op->strand] = true;
+		if (op->event < s->first_rel)
+			s->first_rel = op->event;
+		if (op->event > s->last_rel)
+			s->last_rel = op->event;
+		if (touch_range(s, op->pa, op->size ? op->size : 8, op->event))
+			return MSR_E_NOMEM;
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		if (!ref[i]->valid || ref[i]->event + s->o->lookback < v->event)
+			continue;
+		s->inv[ref[i]->strand] = true;
+		if (ref[i]->event < s->first_rel)
+			s->first_rel = ref[i]->event;
+		if (ref[i]->event > s->last_rel)
+			s->last_rel = ref[i]->event;
+	}
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+		s->nstrands += s->inv[t];
+	return MSR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 2: cut points and touched blocks                                     */
+/* ------------------------------------------------------------------------ */
+
+/* full: nothing at all in flight; else no load and no unacked store */
+static bool quiet(const struct sl *s, const struct msr_engine *e, bool full)
+{
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
+		struct msr_strand_inflight f;
+
+		if (!s->inv[t])
+			continue;
+		if (msr_engine_strand_inflight(e, t, &f))
+			return false;
+		if (f.loads || f.unacked || (full && (f.stores || f.answers)))
+			return false;
+	}
+	return true;
+}
+
+static int touch_event(struct sl *s, const struct msr_event *ev)
+{
+	unsigned len = 8;
+
+	if (!(msr_event_has(ev) & MSR_EVHAS_PA) || !(msr_event_has(ev) & MSR_EVHAS_TNUM) ||
+	    !s->inv[ev->tnum] || !msr_msgdef_get(ev->code) || !msr_msgdef_get(ev->code)->memory)
+		return MSR_OK;
+	switch (ev->code) {
+	case MSR_LD_ISSUE:
+		len = ev->itype == MSR_IT_BLOCK_LOAD ? 64 : ev->itype == MSR_IT_QUAD_LOAD ? 16 :
+		      1u << (ev->size & 3);
+		break;
+	case MSR_ST_ISSUE:
+		if (ev->itype == MSR_IT_BLK_INIT_ST)
+			return touch_range(s, ev->pa & ~63ULL, 64, ev->index);
+		break;
+	default:
+		/* data and fills move whole 16-byte L1 lines */
+		return touch_range(s, ev->pa & ~15ULL, 16, ev->index);
+	}
+	return touch_range(s, ev->pa, len, ev->index);
+}
+
+static int pass_cut(struct sl *s, struct msr_error *err)
+{
+	struct msr_slice_pipe p = {0};
+	struct msr_event ev;
+	bool have_q = false;
+	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+				     s->o->image, err);
+
+	s->P = 0;
+	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
+		if (ev.index <= s->first_rel && quiet(s, p.eng, true))
+			s->P = ev.index;
+		if (ev.index > s->last_rel) {
+			if (!have_q && !s->q_weak && quiet(s, p.eng, false)) {
+				s->q_weak = true;
+				s->Q = ev.index;
+			}
+			if (!have_q && quiet(s, p.eng, true)) {
+				s->Q = ev.index;
+				have_q = true;
+			}
+		}
+		if (have_q) {
+			/* only count the rest, for the summary */
+			s->total = ev.index + 1;
+			continue;
+		}
+		if ((rc = touch_event(s, &ev)) < 0)
+			return msr_error_set(err, rc, "slice", NULL, "out of memory");
+		rc = msr_slice_pipe_apply(&p, &ev, err);
+		s->total = ev.index + 1;
+	}
+	if (rc == MSR_END) {
+		rc = MSR_OK;
+		if (!s->q_weak && !have_q)
+			s->Q = s->total;
+	}
+	if (have_q)
+		s->q_weak = false;
+	msr_slice_pipe_close(&p);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 3: write the slice                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void put_data(struct msr_event *ev, const uint8_t d[8])
+{
+	ev->data = 0;
+	for (unsigned i = 0; i < 8; i++)
+		ev->data = ev->data << 8 | d[i];
+}
+
+static void write_commit(void *ctx, const struct msr_commit *c)
+{
+	struct sl *s = ctx;
+
+	if (s->cur < s->P || s->inv[c->strand] || !c->mask || !in_window_block(s, c->pa8))
+		return;
+	memset(&s->slam, 0, sizeof(s->slam));
+	s->slam.code = MSR_MEM_SLAM;
+	s->slam.pa = c->pa8;
+	s->slam.bmask = c->mask;
+	s->slam.ts = c->ts;
+	put_data(&s->slam, c->data);
+	s->want_slam = true;
+}
+
+static void write_step(void *ctx, const struct msr_step *st)
+{
+	struct sl *s = ctx;
+	char line[512];
+
+	if (s->cur < s->P || !s->inv[st->tnum] || !s->steps)
+		return;
+	msr_slice_step_format(st, line, sizeof(line));
+	fputs(line, s->steps);
+}
+
+static int map_add(struct sl *s, uint64_t orig)
+{
+	if (s->nmap == s->capmap) {
+		size_t n = s->capmap ? 2 * s->capmap : 1024;
+		uint64_t *m = realloc(s->map, n * sizeof(*m));
+
+		if (!m)
+			return MSR_E_NOMEM;
+		s->map = m;
+		s->capmap = n;
+	}
+	s->map[s->nmap++] = orig;
+	return MSR_OK;
+}
+
+/* Whether an event of the window goes into the slice as it is. */
+static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_tid)
+{
+	unsigned has = msr_event_has(ev);
+
+	if (ev->code == MSR_REGDELTA || ev->code == MSR_REGDELTA_END)
+		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS && s->inv[rd_tid];
+	if (has & MSR_EVHAS_TNUM)
+		return s->inv[ev->tnum];
+	if (ev->code == MSR_MEM_SLAM)
+		return in_window_block(s, ev->pa & ~7ULL);
+	if (ev->code == MSR_MEM_CHECK)
+		return s->v.kind == MSR_V_MEM_CHECK && ev->index == s->v.event;
+	return false;
+}
+
+static int write_image(struct sl *s, const struct msr_engine *e, const char *path,
+		       struct msr_error *err)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t *keys;
+	size_t n = 0;
+
+	if (!f)
+		return msr_error_set(err, MSR_E_IO, "slice", path, "cannot create: %s",
+				     strerror(errno));
+	keys = malloc((s->blk.n + 1) * sizeof(*keys));
+	if (!keys) {
+		fclose(f);
+		return msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
+	}
+	for (size_t i = 0; i < s->blk.cap; i++)
+		if (s->blk.key[i] && s->blk.last[i] >= s->P)
+			keys[n++] = s->blk.key[i] - 1;
+	/* ascending addresses: a deterministic, readable image */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
+			uint64_t t = keys[j];
+
+			keys[j] = keys[j - 1];
+			keys[j - 1] = t;
+		}
+	fprintf(f, "# memory of the slice's blocks at its first event\n");
+	for (size_t i = 0; i < n; i++) {
+		uint8_t d[8], known;
+
+		msr_engine_mem_peek(e, keys[i], d, &known);
+		if (known != 0xff) {
+			s->l1_blocks_unknown++;
+			continue;
+		}
+		fprintf(f, "@%llx %02x%02x%02x%02x%02x%02x%02x%02x\n",
+			(unsigned long long)keys[i], d[0], d[1], d[2], d[3], d[4], d[5],
+			d[6], d[7]);
+		s->image_blocks++;
+	}
+	free(keys);
+	if (fclose(f))
+		return msr_error_set(err, MSR_E_IO, "slice", path, "write failed");
+	return MSR_OK;
+}
+
+static void out_path(const struct sl *s, const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", s->o->outdir, name);
+}
+
+static int window_event(struct sl *s, struct msr_trace_writer *w,
+			const struct msr_event *ev, int rd_tid, struct msr_error *err)
+{
+	int rc = MSR_OK;
+
+	if (s->want_slam) {
+		s->want_slam = false;
+		s->slams++;
+		if (!(rc = msr_trace_writer_put(w, &s->slam, err)))
+			rc = map_add(s, ev->index);
+	} else if (keep_event(s, ev, rd_tid)) {
+		if (!(rc = msr_trace_writer_put(w, ev, err)))
+			rc = map_add(s, ev->index);
+	} else if (ev->code == MSR_DMA_ST && in_window_block(s, ev->pa & ~7ULL)) {
+		struct msr_event sl = {.code = MSR_MEM_SLAM, .pa = ev->pa, .data = ev->data,
+				       .bmask = ev->bmask, .ts = ev->ts};
+
+		s->dma_slams++;
+		if (!(rc = msr_trace_writer_put(w, &sl, err)))
+			rc = map_add(s, ev->index);
+	} else {
+		s->dropped++;
+	}
+	if (rc == MSR_E_NOMEM)
+		msr_error_set(err, rc, "slice", NULL, "out of memory");
+	return rc;
+}
+
+static int pass_write(struct sl *s, struct msr_error *err)
+{
+	struct msr_slice_pipe p = {.ctx = s, .on_commit = write_commit, .on_step = write_step};
+	struct msr_trace_writer *w = NULL;
+	struct msr_error err2 = MSR_ERROR_INIT;
+	struct msr_event ev;
+	char path[1024];
+	int rd_tid = -1, rc;
+
+	out_path(s, "steps.log", path, sizeof(path));
+	if (!(s->steps = fopen(path, "w")))
+		return msr_error_set(err, MSR_E_IO, "slice", path, "cannot create: %s",
+				     strerror(errno));
+	fputs("# msync-steps 1\n", s->steps);
+	out_path(s, "nas.trace.zst", path, sizeof(path));
+	rc = msr_trace_writer_open(path, MSR_FMT_BINARY, 3, &w, err);
+	if (!rc)
+		rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+					 s->o->image, err);
+	if (!rc && s->P == 0) {
+		out_path(s, "image.mem", path, sizeof(path));
+		rc = write_image(s, p.eng, path, err);
+	}
+	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
+		if (ev.index >= s->Q)
+			break;
+		if (ev.index == s->P && ev.index) {
+			out_path(s, "image.mem", path, sizeof(path));
+			if ((rc = write_image(s, p.eng, path, err)))
+				break;
+		}
+		if (ev.code == MSR_REGDELTA && (ev.flags & MSR_EVF_RD_HEADER))
+			rd_tid = ev.rd_tid;
+		if (ev.index < s->P && ev.code == MSR_SSTEP && s->inv[ev.tnum])
+			s->base[ev.tnum]++;
+		s->cur = ev.index;
+		s->want_slam = false;
+		if ((rc = msr_slice_pipe_apply(&p, &ev, err)) < 0)
+			break;
+		if (ev.index >= s->P)
+			rc = window_event(s, w, &ev, rd_tid, err);
+	}
+	if (rc == MSR_END)
+		rc = MSR_OK;
+	if (w && msr_trace_writer_close(w, &err2) && !rc) {
+		*err = err2;
+		rc = err->status;
+	}
+	if (fclose(s->steps) && !rc)
+		rc = msr_error_set(err, MSR_E_IO, "slice", "steps.log", "write failed");
+	s->steps = NULL;
+	msr_slice_pipe_close(&p);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pass 4: does the slice reproduce it?                                      */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t slice_iseq(const struct sl *s, int strand, uint64_t iseq)
+{
+	return strand >= 0 && iseq > s->base[strand] ? iseq - s->base[strand] : iseq;
+}
+
+static void verify_violation(void *ctx, const struct msr_violation *v)
+{
+	struct sl *s = ctx;
+	const struct msr_violation *t = &s->v;
+
+	s->sviol++;
+	s->sviol_kind[v->kind]++;
+	if (s->reproduced || v->kind != t->kind || v->strand != t->strand)
+		return;
+	if (t->strand >= 0 ? v->iseq != slice_iseq(s, t->strand, t->iseq)
+			   : (v->pa & ~7ULL) != (t->pa & ~7ULL))
+		return;
+	s->reproduced = true;
+	s->rv = *v;
+}
+
+static int pass_verify(struct sl *s, struct msr_error *err)
+{
+	struct msr_slice_pipe p = {.ctx = s, .on_violation = verify_violation};
+	char trace[1024], steps[1024], image[1024];
+	struct msr_event ev;
+	int rc;
+
+	out_path(s, "nas.trace.zst", trace, sizeof(trace));
+	out_path(s, "steps.log", steps, sizeof(steps));
+	out_path(s, "image.mem", image, sizeof(image));
+	rc = msr_slice_pipe_open(&p, trace, steps, s->o->config, image, err);
+	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK)
+		rc = msr_slice_pipe_apply(&p, &ev, err);
+	if (rc == MSR_END)
+		rc = msr_slice_pipe_finish(&p, true, err);
+	msr_slice_pipe_close(&p);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* README.txt and the summary                                                */
+/* ------------------------------------------------------------------------ */
+
+static void readme_violations(const struct sl *s, FILE *f)
+{
+	fprintf(f, "Check of the slice: %llu violation(s)",
+		(unsigned long long)s->sviol);
+	for (unsigned k = 0; k < MSR_V_COUNT; k++)
+		if (s->sviol_kind[k])
+			fprintf(f, ", %llu %s", (unsigned long long)s->sviol_kind[k],
+				msr_vkind_name((enum msr_vkind)k));
+	fprintf(f, ".\n");
+	if (s->reproduced)
+		fprintf(f, "Reproduced: %s on strand %d, slice iseq %llu, slice event %llu.\n",
+			msr_vkind_name(s->rv.kind), s->rv.strand,
+			(unsigned long long)s->rv.iseq, (unsigned long long)s->rv.event);
+	else
+		fprintf(f, "NOT reproduced: no %s on strand %d at slice iseq %llu.\n",
+			msr_vkind_name(s->v.kind), s->v.strand,
+			(unsigned long long)slice_iseq(s, s->v.strand, s->v.iseq));
+	fprintf(f, "Other violations in the slice come from the cut (for example an\n"
+		"L1 hit on a line filled before the slice start) and are expected.\n\n");
+}
+
+static int write_readme(const struct sl *s, struct msr_error *err)
+{
+	char path[1024], fp[17];
+	FILE *f;
+
+	out_path(s, "README.txt", path, sizeof(path));
+	if (!(f = fopen(path, "w")))
+		return msr_error_set(err, MSR_E_IO, "slice", path, "cannot create: %s",
+				     strerror(errno));
+	msr_report_fingerprint(s->v.kind, s->v.strand, s->v.iseq, s->v.pa, fp);
+	fprintf(f, "Slice of %s (steps %s%s%s) around one violation.\n\n", s->o->trace,
+		s->o->steps, s->o->image ? ", image " : "", s->o->image ? s->o->image : "");
+	fprintf(f, "Violation: %s fingerprint %s strand %d iseq %llu pa 0x%010llx,\n"
+		"  found at original event %llu: %s\n\n", msr_vkind_name(s->v.kind), fp,
+		s->v.strand, (unsigned long long)s->v.iseq, (unsigned long long)s->v.pa,
+		(unsigned long long)s->v.event, s->v.message);
+	fprintf(f, "Kept strands:");
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+		if (s->inv[t])
+			fprintf(f, " %u (its iseq k in the slice is k+%llu in the original)", t,
+				(unsigned long long)s->base[t]);
+	fprintf(f, "\nOriginal events %llu..%llu (of %llu read) were scanned; the slice\n"
+		"keeps %zu events: the kept strands' events, %llu other strands' commits\n"
+		"and %llu DMA writes to the %zu touched blocks as MEM_SLAMs, and their\n"
+		"original MEM_SLAMs. %llu events were cut (other strands, evictions,\n"
+		"MEM_CHECKs, other messages without a kept strand).\n",
+		(unsigned long long)s->P, (unsigned long long)(s->Q ? s->Q - 1 : 0),
+		(unsigned long long)s->total, s->nmap, (unsigned long long)s->slams,
+		(unsigned long long)s->dma_slams, s->blk.n, (unsigned long long)s->dropped);
+	fprintf(f, "image.mem holds %llu blocks as of original event %llu (%llu blocks\n"
+		"with bytes still unknown there are left out).\n\n",
+		(unsigned long long)s->image_blocks, (unsigned long long)s->P,
+		(unsigned long long)s->l1_blocks_unknown);
+	readme_violations(s, f);
+	fprintf(f, "Event map: slice event index -> original event index\n");
+	for (size_t i = 0; i < s->nmap; i++)
+		fprintf(f, "%zu %llu\n", i, (unsigned long long)s->map[i]);
+	if (fclose(f))
+		return msr_error_set(err, MSR_E_IO, "slice", path, "write failed");
+	return MSR_OK;
+}
+
+static int run(struct sl_opts *o)
+{
+	struct sl *s = calloc(1, sizeof(*s));
+	struct msr_error err = MSR_ERROR_INIT;
+	int rc, ex = MSR_EXIT_UNUSABLE;
+
+	if (!s) {
+		fprintf(stderr, "msync-replay: slice: out of memory\n");
+		return ex;
+	}
+	s->o = o;
+	if (mkdir(o->outdir, 0777) && errno != EEXIST) {
+		rc = msr_error_set(&err, MSR_E_IO, "slice", o->outdir, "cannot create "
+				   "directory: %s", strerror(errno));
+		goto out;
+	}
+	if (o->report && (rc = report_lookup(o, &err)))
+		goto out;
+	if ((rc = pass_find(s, &err)) ||
+	    ((rc = involve(s)) && msr_error_set(&err, rc, "slice", NULL, "out of memory")) || (rc = pass_cut(s, &err)) ||
+	    (rc = pass_write(s, &err)) || (rc = pass_verify(s, &err)) ||
+	    (rc = write_readme(s, &err)))
+		goto out;
+	ex = s->reproduced ? MSR_EXIT_CLEAN : MSR_EXIT_VIOLATIONS;
+	if (!o->quiet || !s->reproduced)
+		fprintf(stderr, "msync-replay: slice: %zu of %llu events, %u strand(s), "
+			"original events %llu..%llu; %s %s on strand %d iseq %llu "
+			"(slice iseq %llu); see %s/README.txt\n", s->nmap,
+			(unsigned long long)s->total, s->nstrands, (unsigned long long)s->P,
+			(unsigned long long)(s->Q ? s->Q - 1 : 0),
+			s->reproduced ? "reproduces" : "refused: does not reproduce",
+			msr_vkind_name(s->v.kind), s->v.strand, (unsigned long long)s->v.iseq,
+			(unsigned long long)slice_iseq(s, s->v.strand, s->v.iseq), o->outdir);
+out:
+	if (rc < 0 && ex == MSR_EXIT_UNUSABLE)
+		msr_cli_print_error(&err);
+	free(s->blk.key);
+	free(s->blk.last);
+	free(s->map);
+	free(s);
+	return ex;
+}
+
+int msr_cmd_slice(int argc, char **argv)
+{
+	struct sl_opts o = {.lookback = 20000};
+	int rc = parse_args(argc, argv, &o);
+
+	return rc >= 0 ? rc : run(&o);
+}
