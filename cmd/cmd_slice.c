@@ -55,7 +55,7 @@ static const char slice_help[] =
 	"  --config CFG.yaml    system configuration (as for check)\n"
 	"  --image MEM          initial memory image of TRACE\n"
 	"  --lookback N         ignore stores the violation's values came from when\n"
-	"                       they are more than N events older (default 20000)\n"
+	"                       they are more than N events older (default 1000)\n"
 	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
 	"  -q, --quiet          no summary on stderr\n"
 	"  -h, --help           show this help\n"
@@ -84,6 +84,23 @@ struct sl_blocks {
 	size_t cap, n;
 };
 
+#define SL_HITS 32      /* recent L1-hit loads remembered per strand */
+#define SL_TAIL_MAX 20000 /* events after the end to look for answers */
+
+/* An L1-hit LD_DATA and the LD_FILL that brought its line. */
+struct sl_hit {
+	uint64_t index, pa, fill_index;
+	unsigned fill_strand;
+};
+
+/* A commit of a kept strand still awaiting ST_INV/ST_UPDATE answers. */
+struct sl_answer {
+	uint64_t line;
+	uint32_t await;
+	uint8_t tnum;
+	bool before_end; /* committed before Q: its answers go into the slice */
+};
+
 struct sl {
 	struct sl_opts *o;
 	/* pass 1 */
@@ -94,10 +111,20 @@ struct sl {
 	bool inv[MSR_MAX_STRANDS];
 	unsigned nstrands;
 	uint64_t first_rel, last_rel;
+	/* pass 1: who filled each core's L1 lines, and recent L1 hits */
+	struct sl_blocks fills;     /* core << 48 | line -> index << 8 | strand */
+	struct sl_hit hits[MSR_MAX_STRANDS][SL_HITS];
+	unsigned nhits[MSR_MAX_STRANDS];
+	unsigned tpc;               /* threads per core */
 	/* pass 2 */
 	struct sl_blocks blk;
-	uint64_t P, Q, total;
-	bool q_weak;
+	uint64_t P, Q, total;       /* window of the whole slice [P, Q) */
+	uint64_t Pt[MSR_MAX_STRANDS], Qt[MSR_MAX_STRANDS]; /* per kept strand */
+	bool qdone[MSR_MAX_STRANDS];
+	struct sl_answer *ans;      /* commits of kept strands awaiting answers */
+	size_t nans, capans;
+	uint64_t *tail;             /* answers after Q that the slice keeps */
+	size_t ntail, captail;
 	/* pass 3 */
 	struct msr_slice_pipe *pipe;
 	uint64_t cur;               /* index of the event being applied */
@@ -371,6 +398,28 @@ static void find_violation(void *ctx, const struct msr_violation *v)
 	s->v = *v;
 }
 
+/* Remember fills and L1 hits, so that an L1-hit load of the slice keeps
+ * the load that filled its line. */
+static int observe_l1(struct sl *s, const struct msr_event *ev)
+{
+	uint64_t key = (uint64_t)(ev->tnum / s->tpc) << 48 | (ev->pa & ~15ULL);
+
+	if (ev->code == MSR_LD_FILL)
+		return blocks_put(&s->fills, key, ev->index << 8 | ev->tnum);
+	if (ev->code == MSR_LD_DATA && ev->dsrc == MSR_DSRC_L1) {
+		uint64_t f = blocks_last(&s->fills, key);
+		struct sl_hit *h = &s->hits[ev->tnum][s->nhits[ev->tnum]++ % SL_HITS];
+
+		if (f == UINT64_MAX)
+			return MSR_OK;
+		h->index = ev->index;
+		h->pa = ev->pa;
+		h->fill_index = f >> 8;
+		h->fill_strand = (unsigned)(f & 0xff);
+	}
+	return MSR_OK;
+}
+
 static int pass_find(struct sl *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {.ctx = s, .on_violation = find_violation};
@@ -378,8 +427,13 @@ static int pass_find(struct sl *s, struct msr_error *err)
 	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
 				     s->o->image, err);
 
-	while (!rc && !s->found && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK)
-		rc = msr_slice_pipe_apply(&p, &ev, err);
+	s->tpc = p.cfg.threads_per_core ? p.cfg.threads_per_core : 8;
+	while (!rc && !s->found && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
+		if ((msr_event_has(&ev) & MSR_EVHAS_TNUM) && observe_l1(s, &ev))
+			rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
+		else
+			rc = msr_slice_pipe_apply(&p, &ev, err);
+	}
 	if (rc == MSR_END)
 		rc = msr_slice_pipe_finish(&p, true, err);
 	msr_slice_pipe_close(&p);
@@ -392,6 +446,27 @@ static int pass_find(struct sl *s, struct msr_error *err)
 				     s->o->by_fp ? s->o->fp : s->o->vid,
 				     (unsigned long long)s->nviol);
 	return MSR_OK;
+}
+
+/* An L1 hit of strand t shortly before `event` on [pa, pa+size): keep the
+ * load that filled the line (its strand, and start no later than the fill). */
+static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
+			 uint64_t event)
+{
+	unsigned n = s->nhits[t] < SL_HITS ? s->nhits[t] : SL_HITS;
+
+	if (!size)
+		size = 8;
+	for (unsigned k = 0; k < n; k++) {
+		const struct sl_hit *h = &s->hits[t][k];
+
+		if (h->index > event || h->index + 256 < event || h->pa + 8 <= pa ||
+		    h->pa >= pa + size)
+			continue;
+		s->inv[h->fill_strand] = true;
+		if (h->fill_index < s->first_rel)
+			s->first_rel = h->fill_index;
+	}
 }
 
 /* The strands, blocks and event range the violation involves. */
@@ -417,6 +492,11 @@ static int involve(struct sl *s)
 		if (touch_range(s, op->pa, op->size ? op->size : 8, op->event))
 			return MSR_E_NOMEM;
 	}
+	for (unsigned i = 0; i < v->nproof && i < MSR_PROOF_MAX; i++)
+		involve_fill(s, v->proof[i].strand, v->proof[i].pa, v->proof[i].size,
+			     v->proof[i].event);
+	if (v->strand >= 0)
+		involve_fill(s, (unsigned)v->strand, v->pa, v->size, v->event);
 	for (unsigned i = 0; i < 2; i++) {
 		if (!ref[i]->valid || ref[i]->event + s->o->lookback < v->event)
 			continue;
@@ -435,20 +515,21 @@ static int involve(struct sl *s)
 /* Pass 2: cut points and touched blocks                                     */
 /* ------------------------------------------------------------------------ */
 
-/* full: nothing at all in flight; else no load and no unacked store */
-static bool quiet(const struct sl *s, const struct msr_engine *e, bool full)
+/* full: nothing at all in flight; else no load and every store committed
+ * and acked (only answers to its commits may still come) */
+static bool quiet(const struct msr_engine *e, unsigned t, bool full)
 {
-	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
-		struct msr_strand_inflight f;
+	struct msr_strand_inflight f;
 
-		if (!s->inv[t])
-			continue;
-		if (msr_engine_strand_inflight(e, t, &f))
-			return false;
-		if (f.loads || f.unacked || (full && (f.stores || f.answers)))
-			return false;
-	}
-	return true;
+	if (msr_engine_strand_inflight(e, t, &f))
+		return false;
+	return !(f.loads || f.unacked || f.uncommitted || (full && (f.stores || f.answers)));
+}
+
+/* Whether event `i` of kept strand t lies in that strand's part of the slice */
+static bool in_strand_window(const struct sl *s, unsigned t, uint64_t i)
+{
+	return s->inv[t] && i >= s->Pt[t] && i < s->Qt[t];
 }
 
 static int touch_event(struct sl *s, const struct msr_event *ev)
@@ -474,45 +555,151 @@ static int touch_event(struct sl *s, const struct msr_event *ev)
 	return touch_range(s, ev->pa, len, ev->index);
 }
 
+static int push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		uint64_t *g = realloc(*a, nc * sizeof(*g));
+
+		if (!g)
+			return MSR_E_NOMEM;
+		*a = g;
+		*cap = nc;
+	}
+	(*a)[(*n)++] = v;
+	return MSR_OK;
+}
+
+/*
+ * Follow the answers to the kept strands' commits. Returns true when `ev`
+ * answers a commit made before Q (the slice keeps it).
+ */
+static int track_answers(struct sl *s, const struct msr_event *ev, bool *keep)
+{
+	bool after_q = s->qdone[ev->tnum];
+	uint64_t line = ev->pa & ~15ULL;
+	unsigned cid;
+
+	*keep = false;
+	if (ev->code == MSR_ST_COMMIT && ev->invvec) {
+		if (s->nans == s->capans) {
+			size_t nc = s->capans ? 2 * s->capans : 64;
+			struct sl_answer *g;
+
+			/* drop answered entries before growing */
+			size_t w = 0;
+			for (size_t r = 0; r < s->nans; r++)
+				if (s->ans[r].await)
+					s->ans[w++] = s->ans[r];
+			s->nans = w;
+			if (w == s->capans) {
+				if (!(g = realloc(s->ans, nc * sizeof(*g))))
+					return MSR_E_NOMEM;
+				s->ans = g;
+				s->capans = nc;
+			}
+		}
+		s->ans[s->nans++] = (struct sl_answer){line, ev->invvec, ev->tnum, !after_q};
+		return MSR_OK;
+	}
+	if (ev->code != MSR_ST_INV && ev->code != MSR_ST_UPDATE)
+		return MSR_OK;
+	cid = ev->code == MSR_ST_INV ? ev->cid : ev->tnum / s->tpc;
+	for (size_t r = 0; r < s->nans; r++) {
+		struct sl_answer *a = &s->ans[r];
+
+		if (a->tnum != ev->tnum || a->line != line || !(a->await & (1u << cid)))
+			continue;
+		a->await &= ~(1u << cid);
+		*keep = after_q && a->before_end;
+		break;
+	}
+	return MSR_OK;
+}
+
+static bool answers_pending(const struct sl *s)
+{
+	for (size_t r = 0; r < s->nans; r++)
+		if (s->ans[r].await && s->ans[r].before_end)
+			return true;
+	return false;
+}
+
+static int cut_event(struct sl *s, const struct msr_event *ev)
+{
+	bool keep = false;
+	int rc = MSR_OK;
+
+	if (!(msr_event_has(ev) & MSR_EVHAS_TNUM) || !s->inv[ev->tnum])
+		return MSR_OK;
+	if (!s->qdone[ev->tnum])
+		rc = touch_event(s, ev);
+	if (!rc)
+		rc = track_answers(s, ev, &keep);
+	if (!rc && keep)
+		rc = push_u64(&s->tail, &s->ntail, &s->captail, ev->index);
+	return rc;
+}
+
+/* Per kept strand: the last fully quiet point up to first_rel (its start)
+ * and the first quiet point after last_rel (its end). */
+static bool cut_points(struct sl *s, const struct msr_engine *e, uint64_t i)
+{
+	bool all_done = true;
+
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
+		if (!s->inv[t])
+			continue;
+		if (i <= s->first_rel && quiet(e, t, true))
+			s->Pt[t] = i;
+		if (!s->qdone[t] && i > s->last_rel && quiet(e, t, false)) {
+			s->qdone[t] = true;
+			s->Qt[t] = i;
+		}
+		all_done &= s->qdone[t];
+	}
+	return all_done;
+}
+
 static int pass_cut(struct sl *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {0};
 	struct msr_event ev;
-	bool have_q = false;
+	bool tail_done = false;
+	uint64_t all_end = 0;
 	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
 				     s->o->image, err);
 
-	s->P = 0;
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
-		if (ev.index <= s->first_rel && quiet(s, p.eng, true))
-			s->P = ev.index;
-		if (ev.index > s->last_rel) {
-			if (!have_q && !s->q_weak && quiet(s, p.eng, false)) {
-				s->q_weak = true;
-				s->Q = ev.index;
-			}
-			if (!have_q && quiet(s, p.eng, true)) {
-				s->Q = ev.index;
-				have_q = true;
-			}
-		}
-		if (have_q) {
-			/* only count the rest, for the summary */
-			s->total = ev.index + 1;
+		s->total = ev.index + 1;
+		if (tail_done)
+			continue; /* only count the rest, for the summary */
+		if (cut_points(s, p.eng, ev.index) && !all_end)
+			all_end = ev.index;
+		if (all_end && (!answers_pending(s) || ev.index > all_end + SL_TAIL_MAX)) {
+			tail_done = true;
 			continue;
 		}
-		if ((rc = touch_event(s, &ev)) < 0)
+		if ((rc = cut_event(s, &ev)) < 0)
 			return msr_error_set(err, rc, "slice", NULL, "out of memory");
 		rc = msr_slice_pipe_apply(&p, &ev, err);
-		s->total = ev.index + 1;
 	}
-	if (rc == MSR_END) {
+	if (rc == MSR_END)
 		rc = MSR_OK;
-		if (!s->q_weak && !have_q)
-			s->Q = s->total;
+	s->P = UINT64_MAX;
+	s->Q = 0;
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
+		if (!s->inv[t])
+			continue;
+		if (!s->qdone[t])
+			s->Qt[t] = s->total;
+		if (s->Pt[t] < s->P)
+			s->P = s->Pt[t];
+		if (s->Qt[t] > s->Q)
+			s->Q = s->Qt[t];
 	}
-	if (have_q)
-		s->q_weak = false;
+	if (s->P == UINT64_MAX)
+		s->P = 0;
 	msr_slice_pipe_close(&p);
 	return rc;
 }
@@ -532,7 +719,8 @@ static void write_commit(void *ctx, const struct msr_commit *c)
 {
 	struct sl *s = ctx;
 
-	if (s->cur < s->P || s->inv[c->strand] || !c->mask || !in_window_block(s, c->pa8))
+	if (s->cur < s->P || s->cur >= s->Q || in_strand_window(s, c->strand, s->cur) ||
+	    !c->mask || !in_window_block(s, c->pa8))
 		return;
 	memset(&s->slam, 0, sizeof(s->slam));
 	s->slam.code = MSR_MEM_SLAM;
@@ -548,7 +736,7 @@ static void write_step(void *ctx, const struct msr_step *st)
 	struct sl *s = ctx;
 	char line[512];
 
-	if (s->cur < s->P || !s->inv[st->tnum] || !s->steps)
+	if (!in_strand_window(s, st->tnum, s->cur) || !s->steps)
 		return;
 	msr_slice_step_format(st, line, sizeof(line));
 	fputs(line, s->steps);
@@ -575,9 +763,10 @@ static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_ti
 	unsigned has = msr_event_has(ev);
 
 	if (ev->code == MSR_REGDELTA || ev->code == MSR_REGDELTA_END)
-		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS && s->inv[rd_tid];
+		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS &&
+		       in_strand_window(s, (unsigned)rd_tid, ev->index);
 	if (has & MSR_EVHAS_TNUM)
-		return s->inv[ev->tnum];
+		return in_strand_window(s, ev->tnum, ev->index);
 	if (ev->code == MSR_MEM_SLAM)
 		return in_window_block(s, ev->pa & ~7ULL);
 	if (ev->code == MSR_MEM_CHECK)
@@ -671,6 +860,7 @@ static int pass_write(struct sl *s, struct msr_error *err)
 	struct msr_error err2 = MSR_ERROR_INIT;
 	struct msr_event ev;
 	char path[1024];
+	size_t ti = 0;
 	int rd_tid = -1, rc;
 
 	out_path(s, "steps.log", path, sizeof(path));
@@ -688,8 +878,22 @@ static int pass_write(struct sl *s, struct msr_error *err)
 		rc = write_image(s, p.eng, path, err);
 	}
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
-		if (ev.index >= s->Q)
-			break;
+		if (ti < s->ntail && ev.index == s->tail[ti]) {
+			/* past a strand's end: only answers to its earlier commits */
+			ti++;
+			if (!(rc = msr_trace_writer_put(w, &ev, err)) && map_add(s, ev.index))
+				rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL,
+						   "out of memory");
+			s->cur = ev.index;
+			if (!rc && (rc = msr_slice_pipe_apply(&p, &ev, err)) < 0)
+				break;
+			continue;
+		}
+		if (ev.index >= s->Q) {
+			if (ti == s->ntail)
+				break;
+			continue;
+		}
 		if (ev.index == s->P && ev.index) {
 			out_path(s, "image.mem", path, sizeof(path));
 			if ((rc = write_image(s, p.eng, path, err)))
@@ -697,7 +901,7 @@ static int pass_write(struct sl *s, struct msr_error *err)
 		}
 		if (ev.code == MSR_REGDELTA && (ev.flags & MSR_EVF_RD_HEADER))
 			rd_tid = ev.rd_tid;
-		if (ev.index < s->P && ev.code == MSR_SSTEP && s->inv[ev.tnum])
+		if (ev.code == MSR_SSTEP && s->inv[ev.tnum] && ev.index < s->Pt[ev.tnum])
 			s->base[ev.tnum]++;
 		s->cur = ev.index;
 		s->want_slam = false;
@@ -868,6 +1072,10 @@ out:
 		msr_cli_print_error(&err);
 	free(s->blk.key);
 	free(s->blk.last);
+	free(s->fills.key);
+	free(s->fills.last);
+	free(s->ans);
+	free(s->tail);
 	free(s->map);
 	free(s);
 	return ex;
@@ -875,7 +1083,7 @@ out:
 
 int msr_cmd_slice(int argc, char **argv)
 {
-	struct sl_opts o = {.lookback = 20000};
+	struct sl_opts o = {.lookback = 1000};
 	int rc = parse_args(argc, argv, &o);
 
 	return rc >= 0 ? rc : run(&o);

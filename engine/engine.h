@@ -333,7 +333,8 @@ void msr_engine_destroy(struct msr_engine *e);
 /*
  * Read-only queries between two events (engine/query.c), for tools that
  * cut traces. What strand `tnum` still has in flight: loads issued and not
- * retired, store-buffer entries (`unacked` of them not acked yet), and its
+ * retired, store-buffer entries (`unacked` of them not acked yet,
+ * `uncommitted` not committed yet), and its
  * commits still awaiting ST_INV/ST_UPDATE answers. Popped entries do not
  * count. Returns MSR_E_USAGE when tnum is out of range.
  */
@@ -341,6 +342,7 @@ struct msr_strand_inflight {
 	uint64_t loads;
 	uint64_t stores;
 	uint64_t unacked;
+	uint64_t uncommitted; /* store-buffer entries not committed yet */
 	uint64_t answers;
 };
 int msr_engine_strand_inflight(const struct msr_engine *e, unsigned tnum,

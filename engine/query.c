@@ -33,6 +33,8 @@ int msr_engine_strand_inflight(const struct msr_engine *e, unsigned tnum,
 		out->stores++;
 		if (!(se->flags & STF_ACKED))
 			out->unacked++;
+		if (!(se->flags & STF_COMMITTED))
+			out->uncommitted++;
 	}
 	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
 		const uint64_t *mseq = msr_ring_at(&s->pcommit, q);
