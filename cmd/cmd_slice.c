@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <yaml.h>
 
 static const char slice_help[] =
 	"usage: msync-replay slice TRACE --steps LOG (--violation Vn | --fingerprint FP)\n"
@@ -77,13 +76,6 @@ struct sl_opts {
 	bool quiet;
 };
 
-/* Open-addressing set of 8-byte blocks: pa8 -> last event index touching it */
-struct sl_blocks {
-	uint64_t *key;  /* pa8 + 1; 0 = empty */
-	uint64_t *last;
-	size_t cap, n;
-};
-
 #define SL_HITS 32      /* recent L1-hit loads remembered per strand */
 #define SL_TAIL_MAX 20000 /* events after the end to look for answers */
 
@@ -112,12 +104,12 @@ struct sl {
 	unsigned nstrands;
 	uint64_t first_rel, last_rel;
 	/* pass 1: who filled each core's L1 lines, and recent L1 hits */
-	struct sl_blocks fills;     /* core << 48 | line -> index << 8 | strand */
+	struct msr_slice_blocks fills;     /* core << 48 | line -> index << 8 | strand */
 	struct sl_hit hits[MSR_MAX_STRANDS][SL_HITS];
 	unsigned nhits[MSR_MAX_STRANDS];
 	unsigned tpc;               /* threads per core */
 	/* pass 2 */
-	struct sl_blocks blk;
+	struct msr_slice_blocks blk;
 	uint64_t P, Q, total;       /* window of the whole slice [P, Q) */
 	uint64_t Pt[MSR_MAX_STRANDS], Qt[MSR_MAX_STRANDS]; /* per kept strand */
 	bool qdone[MSR_MAX_STRANDS];
@@ -141,68 +133,9 @@ struct sl {
 	struct msr_violation rv;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int blocks_put(struct sl_blocks *b, uint64_t pa8, uint64_t idx)
-{
-	if (2 * (b->n + 1) > b->cap) {
-		struct sl_blocks nb = {0};
-
-		nb.cap = b->cap ? 2 * b->cap : 1024;
-		nb.key = calloc(nb.cap, sizeof(*nb.key));
-		nb.last = calloc(nb.cap, sizeof(*nb.last));
-		if (!nb.key || !nb.last) {
-			free(nb.key);
-			free(nb.last);
-			return MSR_E_NOMEM;
-		}
-		for (size_t i = 0; i < b->cap; i++)
-			if (b->key[i])
-				blocks_put(&nb, b->key[i] - 1, b->last[i]);
-		free(b->key);
-		free(b->last);
-		*b = nb;
-	}
-	size_t m = b->cap - 1, i = (size_t)mix64(pa8) & m;
-
-	while (b->key[i] && b->key[i] != pa8 + 1)
-		i = (i + 1) & m;
-	if (!b->key[i]) {
-		b->key[i] = pa8 + 1;
-		b->last[i] = idx;
-		b->n++;
-	} else if (idx > b->last[i]) {
-		b->last[i] = idx;
-	}
-	return MSR_OK;
-}
-
-/* Last event index touching pa8, or -1 (as UINT64_MAX) when never. */
-static uint64_t blocks_last(const struct sl_blocks *b, uint64_t pa8)
-{
-	if (!b->cap)
-		return UINT64_MAX;
-	size_t m = b->cap - 1, i = (size_t)mix64(pa8) & m;
-
-	while (b->key[i]) {
-		if (b->key[i] == pa8 + 1)
-			return b->last[i];
-		i = (i + 1) & m;
-	}
-	return UINT64_MAX;
-}
-
 static bool in_window_block(const struct sl *s, uint64_t pa8)
 {
-	uint64_t l = blocks_last(&s->blk, pa8);
+	uint64_t l = msr_slice_blocks_last(&s->blk, pa8);
 
 	return l != UINT64_MAX && l >= s->P;
 }
@@ -210,7 +143,7 @@ static bool in_window_block(const struct sl *s, uint64_t pa8)
 static int touch_range(struct sl *s, uint64_t pa, unsigned len, uint64_t idx)
 {
 	for (uint64_t a = pa & ~7ULL; a < pa + len; a += 8)
-		if (blocks_put(&s->blk, a, idx))
+		if (msr_slice_blocks_put(&s->blk, a, idx))
 			return MSR_E_NOMEM;
 	return MSR_OK;
 }
@@ -298,84 +231,6 @@ static int parse_args(int argc, char **argv, struct sl_opts *o)
 }
 
 /* ------------------------------------------------------------------------ */
-/* --report: the fingerprint of violation Vn in a saved report               */
-/* ------------------------------------------------------------------------ */
-
-static int report_lookup(struct sl_opts *o, struct msr_error *err)
-{
-	FILE *f = fopen(o->report, "r");
-	yaml_parser_t ps;
-	yaml_event_t ev;
-	char key[32] = "", id[32] = "";
-	bool want = false, done = false, keyturn = true;
-	int depth = 0, rc = MSR_OK;
-
-	if (!f)
-		return msr_error_set(err, MSR_E_IO, "slice", o->report, "cannot open: %s",
-				     strerror(errno));
-	if (!yaml_parser_initialize(&ps)) {
-		fclose(f);
-		return msr_error_set(err, MSR_E_NOMEM, "slice", o->report, "out of memory");
-	}
-	yaml_parser_set_input_file(&ps, f);
-	while (!done) {
-		if (!yaml_parser_parse(&ps, &ev)) {
-			char where[200];
-
-			snprintf(where, sizeof(where), "%s:%zu:%zu", o->report,
-				 ps.problem_mark.line + 1, ps.problem_mark.column + 1);
-			rc = msr_error_set(err, MSR_E_FORMAT, "slice", where, "bad yaml: %s",
-					   ps.problem ? ps.problem : "syntax error");
-			break;
-		}
-		/* violations are mappings at depth 3: doc map > violations seq > map */
-		switch (ev.type) {
-		case YAML_MAPPING_START_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-			depth++;
-			keyturn = true;
-			break;
-		case YAML_MAPPING_END_EVENT:
-		case YAML_SEQUENCE_END_EVENT:
-			depth--;
-			keyturn = true;
-			break;
-		case YAML_SCALAR_EVENT: {
-			const char *val = (const char *)ev.data.scalar.value;
-
-			if (depth != 3) {
-				break;
-			}
-			if (keyturn) {
-				snprintf(key, sizeof(key), "%s", val);
-			} else if (!strcmp(key, "id")) {
-				snprintf(id, sizeof(id), "%s", val);
-				want = !strcmp(id, o->vid);
-			} else if (!strcmp(key, "fingerprint") && want) {
-				snprintf(o->fp, sizeof(o->fp), "%s", val);
-				o->by_fp = true;
-				done = true;
-			}
-			keyturn = !keyturn;
-			break;
-		}
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&ps);
-	fclose(f);
-	if (!rc && !o->by_fp)
-		rc = msr_error_set(err, MSR_E_USAGE, "slice", o->report,
-				   "no violation id=%s with a fingerprint in the report", o->vid);
-	return rc;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Pass 1: find the violation                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -405,9 +260,9 @@ static int observe_l1(struct sl *s, const struct msr_event *ev)
 	uint64_t key = (uint64_t)(ev->tnum / s->tpc) << 48 | (ev->pa & ~15ULL);
 
 	if (ev->code == MSR_LD_FILL)
-		return blocks_put(&s->fills, key, ev->index << 8 | ev->tnum);
+		return msr_slice_blocks_put(&s->fills, key, ev->index << 8 | ev->tnum);
 	if (ev->code == MSR_LD_DATA && ev->dsrc == MSR_DSRC_L1) {
-		uint64_t f = blocks_last(&s->fills, key);
+		uint64_t f = msr_slice_blocks_last(&s->fills, key);
 		struct sl_hit *h = &s->hits[ev->tnum][s->nhits[ev->tnum]++ % SL_HITS];
 
 		if (f == UINT64_MAX)
@@ -555,21 +410,6 @@ static int touch_event(struct sl *s, const struct msr_event *ev)
 	return touch_range(s, ev->pa, len, ev->index);
 }
 
-static int push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		uint64_t *g = realloc(*a, nc * sizeof(*g));
-
-		if (!g)
-			return MSR_E_NOMEM;
-		*a = g;
-		*cap = nc;
-	}
-	(*a)[(*n)++] = v;
-	return MSR_OK;
-}
-
 /*
  * Follow the answers to the kept strands' commits. Returns true when `ev`
  * answers a commit made before Q (the slice keeps it).
@@ -637,7 +477,7 @@ static int cut_event(struct sl *s, const struct msr_event *ev)
 	if (!rc)
 		rc = track_answers(s, ev, &keep);
 	if (!rc && keep)
-		rc = push_u64(&s->tail, &s->ntail, &s->captail, ev->index);
+		rc = msr_slice_push_u64(&s->tail, &s->ntail, &s->captail, ev->index);
 	return rc;
 }
 
@@ -1008,18 +848,22 @@ static int write_readme(const struct sl *s, struct msr_error *err)
 		"  found at original event %llu: %s\n\n", msr_vkind_name(s->v.kind), fp,
 		s->v.strand, (unsigned long long)s->v.iseq, (unsigned long long)s->v.pa,
 		(unsigned long long)s->v.event, s->v.message);
-	fprintf(f, "Kept strands:");
+	fprintf(f, "Kept strands (each from a point where it had nothing in flight until\n"
+		"all its stores were committed and acked after the violation):\n");
 	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
 		if (s->inv[t])
-			fprintf(f, " %u (its iseq k in the slice is k+%llu in the original)", t,
+			fprintf(f, "  strand %u: original events %llu..%llu; slice iseq k is "
+				"original iseq k+%llu\n", t, (unsigned long long)s->Pt[t],
+				(unsigned long long)(s->Qt[t] ? s->Qt[t] - 1 : 0),
 				(unsigned long long)s->base[t]);
-	fprintf(f, "\nOriginal events %llu..%llu (of %llu read) were scanned; the slice\n"
-		"keeps %zu events: the kept strands' events, %llu other strands' commits\n"
-		"and %llu DMA writes to the %zu touched blocks as MEM_SLAMs, and their\n"
-		"original MEM_SLAMs. %llu events were cut (other strands, evictions,\n"
-		"MEM_CHECKs, other messages without a kept strand).\n",
+	fprintf(f, "\nOf original events %llu..%llu (of %llu) the slice keeps %zu: the\n"
+		"kept strands' events in their ranges, %zu later ST_INV/ST_UPDATE\n"
+		"answers to their commits, %llu other commits and %llu DMA writes to\n"
+		"the %zu touched blocks turned into MEM_SLAMs, and the original\n"
+		"MEM_SLAMs to those blocks. Cut: %llu events (other strands, evictions,\n"
+		"MEM_CHECKs, messages of no kept strand).\n",
 		(unsigned long long)s->P, (unsigned long long)(s->Q ? s->Q - 1 : 0),
-		(unsigned long long)s->total, s->nmap, (unsigned long long)s->slams,
+		(unsigned long long)s->total, s->nmap, s->ntail, (unsigned long long)s->slams,
 		(unsigned long long)s->dma_slams, s->blk.n, (unsigned long long)s->dropped);
 	fprintf(f, "image.mem holds %llu blocks as of original event %llu (%llu blocks\n"
 		"with bytes still unknown there are left out).\n\n",
@@ -1050,8 +894,11 @@ static int run(struct sl_opts *o)
 				   "directory: %s", strerror(errno));
 		goto out;
 	}
-	if (o->report && (rc = report_lookup(o, &err)))
-		goto out;
+	if (o->report) {
+		if ((rc = msr_slice_report_lookup(o->report, o->vid, o->fp, &err)))
+			goto out;
+		o->by_fp = true;
+	}
 	if ((rc = pass_find(s, &err)) ||
 	    ((rc = involve(s)) && msr_error_set(&err, rc, "slice", NULL, "out of memory")) || (rc = pass_cut(s, &err)) ||
 	    (rc = pass_write(s, &err)) || (rc = pass_verify(s, &err)) ||

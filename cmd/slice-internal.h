@@ -49,6 +49,28 @@ int msr_slice_pipe_finish(struct msr_slice_pipe *p, bool complete,
 
 void msr_slice_pipe_close(struct msr_slice_pipe *p);
 
+/* Open-addressing set of 8-byte blocks: pa8 -> last event index touching it */
+struct msr_slice_blocks {
+	uint64_t *key;  /* pa8 + 1; 0 = empty */
+	uint64_t *last;
+	size_t cap, n;
+};
+
+/* Add pa8 with event index idx (keeps the largest index per block). */
+int msr_slice_blocks_put(struct msr_slice_blocks *b, uint64_t pa8, uint64_t idx);
+/* Largest index recorded for pa8, UINT64_MAX when never recorded. */
+uint64_t msr_slice_blocks_last(const struct msr_slice_blocks *b, uint64_t pa8);
+
+/* Append v to the growable array *a (n used, cap allocated). */
+int msr_slice_push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v);
+
+/*
+ * The fingerprint of violation `vid` ("V3") in check's YAML report
+ * `report`, into fp. MSR_E_USAGE when the report has no such violation.
+ */
+int msr_slice_report_lookup(const char *report, const char *vid, char fp[17],
+			    struct msr_error *err);
+
 /* Format one step-log line (trace-format.md section 3), newline included. */
 size_t msr_slice_step_format(const struct msr_step *s, char *buf, size_t size);
 
