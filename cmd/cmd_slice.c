@@ -24,6 +24,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,7 @@ struct sl_hit {
 /* A commit of a kept strand still awaiting ST_INV/ST_UPDATE answers. */
 struct sl_answer {
 	uint64_t line;
+	uint64_t commit_index;
 	uint32_t await;
 	uint8_t tnum;
 	bool before_end; /* committed before Q: its answers go into the slice */
@@ -99,15 +101,18 @@ struct sl {
 	uint64_t nviol;
 	bool found;
 	struct msr_violation v;
-	/* involved strands and range */
-	bool inv[MSR_MAX_STRANDS];
-	unsigned nstrands;
-	uint64_t first_rel, last_rel;
-	/* pass 1: who filled each core's L1 lines, and recent L1 hits */
+	uint64_t instr_event;       /* SSTEP of the violation's instruction */
+	/* who filled each core's L1 lines, and recent L1 hits */
 	struct msr_slice_blocks fills;     /* core << 48 | line -> index << 8 | strand */
 	struct sl_hit hits[MSR_MAX_STRANDS][SL_HITS];
 	unsigned nhits[MSR_MAX_STRANDS];
 	unsigned tpc;               /* threads per core */
+	bool wide;                  /* second attempt: no --lookback limits */
+	/* everything from here on is per attempt (see reset_attempt) */
+	/* involved strands and range */
+	bool inv[MSR_MAX_STRANDS];
+	unsigned nstrands;
+	uint64_t first_rel, last_rel;
 	/* pass 2 */
 	struct msr_slice_blocks blk;
 	uint64_t P, Q, total;       /* window of the whole slice [P, Q) */
@@ -115,10 +120,10 @@ struct sl {
 	bool qdone[MSR_MAX_STRANDS];
 	struct sl_answer *ans;      /* commits of kept strands awaiting answers */
 	size_t nans, capans;
+	uint64_t answer_of;         /* commit the last tracked answer belongs to */
 	uint64_t *tail;             /* answers after Q that the slice keeps */
 	size_t ntail, captail;
 	/* pass 3 */
-	struct msr_slice_pipe *pipe;
 	uint64_t cur;               /* index of the event being applied */
 	uint64_t base[MSR_MAX_STRANDS];  /* SSTEPs of a strand before P */
 	FILE *steps;
@@ -303,6 +308,31 @@ static int pass_find(struct sl *s, struct msr_error *err)
 	return MSR_OK;
 }
 
+/* Where the violation's instruction executed: the index of SSTEP number
+ * iseq of its strand (UINT64_MAX when it never did). Decoding only. */
+static int pass_locate(struct sl *s, struct msr_error *err)
+{
+	struct msr_slice_pipe p = {0};
+	struct msr_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	s->instr_event = UINT64_MAX;
+	if (s->v.strand < 0 || !s->v.iseq)
+		return MSR_OK;
+	rc = msr_slice_pipe_open(&p, s->o->trace, NULL, s->o->config, NULL, err);
+	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
+		if (ev.code == MSR_SSTEP && ev.tnum == s->v.strand && ++n == s->v.iseq) {
+			s->instr_event = ev.index;
+			break;
+		}
+	}
+	if (rc == MSR_END)
+		rc = MSR_OK;
+	msr_slice_pipe_close(&p);
+	return rc;
+}
+
 /* An L1 hit of strand t shortly before `event` on [pa, pa+size): keep the
  * load that filled the line (its strand, and start no later than the fill). */
 static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
@@ -318,6 +348,8 @@ static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
 		if (h->index > event || h->index + 256 < event || h->pa + 8 <= pa ||
 		    h->pa >= pa + size)
 			continue;
+		if (!s->wide && h->fill_index + s->o->lookback < h->index)
+			continue; /* an old fill: try without its strand first */
 		s->inv[h->fill_strand] = true;
 		if (h->fill_index < s->first_rel)
 			s->first_rel = h->fill_index;
@@ -331,10 +363,17 @@ static int involve(struct sl *s)
 	const struct msr_store_ref *ref[2] = {&v->expected_from, &v->observed_from};
 	unsigned len = v->size < 8 ? 8 : v->size > 64 ? 64 : v->size;
 
-	s->first_rel = s->last_rel = v->event;
+	/* a leftover is found long after its instruction: the instruction is
+	 * what matters, not the point where the engine gave up on it */
+	uint64_t at = v->kind == MSR_V_LEFTOVER && s->instr_event != UINT64_MAX
+		      ? s->instr_event : v->event;
+
+	s->first_rel = s->last_rel = at;
+	if (s->instr_event != UINT64_MAX && s->instr_event < s->first_rel)
+		s->first_rel = s->instr_event;
 	if (v->strand >= 0)
 		s->inv[v->strand] = true;
-	if (touch_range(s, v->pa, len, v->event))
+	if (touch_range(s, v->pa, len, at))
 		return MSR_E_NOMEM;
 	for (unsigned i = 0; i < v->nproof && i < MSR_PROOF_MAX; i++) {
 		const struct msr_proof_op *op = &v->proof[i];
@@ -353,7 +392,7 @@ static int involve(struct sl *s)
 	if (v->strand >= 0)
 		involve_fill(s, (unsigned)v->strand, v->pa, v->size, v->event);
 	for (unsigned i = 0; i < 2; i++) {
-		if (!ref[i]->valid || ref[i]->event + s->o->lookback < v->event)
+		if (!ref[i]->valid || (!s->wide && ref[i]->event + s->o->lookback < v->event))
 			continue;
 		s->inv[ref[i]->strand] = true;
 		if (ref[i]->event < s->first_rel)
@@ -370,15 +409,16 @@ static int involve(struct sl *s)
 /* Pass 2: cut points and touched blocks                                     */
 /* ------------------------------------------------------------------------ */
 
-/* full: nothing at all in flight; else no load and every store committed
- * and acked (only answers to its commits may still come) */
-static bool quiet(const struct msr_engine *e, unsigned t, bool full)
+/* No load in flight or awaiting its fill, every store committed and acked: only answers to
+ * its commits may still come (the slice drops those to commits before its
+ * start, and keeps those to commits before its end). */
+static bool quiet(const struct msr_engine *e, unsigned t)
 {
 	struct msr_strand_inflight f;
 
 	if (msr_engine_strand_inflight(e, t, &f))
 		return false;
-	return !(f.loads || f.unacked || f.uncommitted || (full && (f.stores || f.answers)));
+	return !(f.loads || f.fills || f.unacked || f.uncommitted);
 }
 
 /* Whether event `i` of kept strand t lies in that strand's part of the slice */
@@ -421,6 +461,7 @@ static int track_answers(struct sl *s, const struct msr_event *ev, bool *keep)
 	unsigned cid;
 
 	*keep = false;
+	s->answer_of = UINT64_MAX;
 	if (ev->code == MSR_ST_COMMIT && ev->invvec) {
 		if (s->nans == s->capans) {
 			size_t nc = s->capans ? 2 * s->capans : 64;
@@ -439,7 +480,8 @@ static int track_answers(struct sl *s, const struct msr_event *ev, bool *keep)
 				s->capans = nc;
 			}
 		}
-		s->ans[s->nans++] = (struct sl_answer){line, ev->invvec, ev->tnum, !after_q};
+		s->ans[s->nans++] = (struct sl_answer){line, ev->index, ev->invvec, ev->tnum,
+						       !after_q};
 		return MSR_OK;
 	}
 	if (ev->code != MSR_ST_INV && ev->code != MSR_ST_UPDATE)
@@ -452,6 +494,7 @@ static int track_answers(struct sl *s, const struct msr_event *ev, bool *keep)
 			continue;
 		a->await &= ~(1u << cid);
 		*keep = after_q && a->before_end;
+		s->answer_of = a->commit_index;
 		break;
 	}
 	return MSR_OK;
@@ -481,7 +524,7 @@ static int cut_event(struct sl *s, const struct msr_event *ev)
 	return rc;
 }
 
-/* Per kept strand: the last fully quiet point up to first_rel (its start)
+/* Per kept strand: the last quiet point up to first_rel (its start)
  * and the first quiet point after last_rel (its end). */
 static bool cut_points(struct sl *s, const struct msr_engine *e, uint64_t i)
 {
@@ -490,9 +533,9 @@ static bool cut_points(struct sl *s, const struct msr_engine *e, uint64_t i)
 	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
 		if (!s->inv[t])
 			continue;
-		if (i <= s->first_rel && quiet(e, t, true))
+		if (i <= s->first_rel && quiet(e, t))
 			s->Pt[t] = i;
-		if (!s->qdone[t] && i > s->last_rel && quiet(e, t, false)) {
+		if (!s->qdone[t] && i > s->last_rel && quiet(e, t)) {
 			s->qdone[t] = true;
 			s->Qt[t] = i;
 		}
@@ -605,6 +648,9 @@ static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_ti
 	if (ev->code == MSR_REGDELTA || ev->code == MSR_REGDELTA_END)
 		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS &&
 		       in_strand_window(s, (unsigned)rd_tid, ev->index);
+	if ((ev->code == MSR_ST_INV || ev->code == MSR_ST_UPDATE) &&
+	    s->answer_of != UINT64_MAX && s->answer_of < s->Pt[ev->tnum])
+		return false; /* answers a commit from before the strand's start */
 	if (has & MSR_EVHAS_TNUM)
 		return in_strand_window(s, ev->tnum, ev->index);
 	if (ev->code == MSR_MEM_SLAM)
@@ -703,6 +749,7 @@ static int pass_write(struct sl *s, struct msr_error *err)
 	size_t ti = 0;
 	int rd_tid = -1, rc;
 
+	s->nans = 0; /* follow the answers again, from the start */
 	out_path(s, "steps.log", path, sizeof(path));
 	if (!(s->steps = fopen(path, "w")))
 		return msr_error_set(err, MSR_E_IO, "slice", path, "cannot create: %s",
@@ -718,9 +765,23 @@ static int pass_write(struct sl *s, struct msr_error *err)
 		rc = write_image(s, p.eng, path, err);
 	}
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
+		s->answer_of = UINT64_MAX;
+		if ((msr_event_has(&ev) & MSR_EVHAS_TNUM) && s->inv[ev.tnum]) {
+			bool unused;
+
+			if (track_answers(s, &ev, &unused)) {
+				rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
+				break;
+			}
+		}
 		if (ti < s->ntail && ev.index == s->tail[ti]) {
 			/* past a strand's end: only answers to its earlier commits */
 			ti++;
+			s->cur = ev.index;
+			if (s->answer_of != UINT64_MAX && s->answer_of < s->Pt[ev.tnum]) {
+				rc = msr_slice_pipe_apply(&p, &ev, err);
+				continue;
+			}
 			if (!(rc = msr_trace_writer_put(w, &ev, err)) && map_add(s, ev.index))
 				rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL,
 						   "out of memory");
@@ -869,6 +930,10 @@ static int write_readme(const struct sl *s, struct msr_error *err)
 		"with bytes still unknown there are left out).\n\n",
 		(unsigned long long)s->image_blocks, (unsigned long long)s->P,
 		(unsigned long long)s->l1_blocks_unknown);
+	if (s->wide)
+		fprintf(f, "A first cut without the stores and fills older than --lookback=%llu\n"
+			"events did not reproduce the violation; this one keeps them.\n\n",
+			(unsigned long long)s->o->lookback);
 	readme_violations(s, f);
 	fprintf(f, "Event map: slice event index -> original event index\n");
 	for (size_t i = 0; i < s->nmap; i++)
@@ -876,6 +941,31 @@ static int write_readme(const struct sl *s, struct msr_error *err)
 	if (fclose(f))
 		return msr_error_set(err, MSR_E_IO, "slice", path, "write failed");
 	return MSR_OK;
+}
+
+static void reset_attempt(struct sl *s)
+{
+	size_t off = offsetof(struct sl, inv);
+
+	free(s->blk.key);
+	free(s->blk.last);
+	free(s->ans);
+	free(s->tail);
+	free(s->map);
+	memset((char *)s + off, 0, sizeof(*s) - off);
+}
+
+/* Passes 2-4 and the README for one choice of involved strands. */
+static int attempt(struct sl *s, struct msr_error *err)
+{
+	int rc;
+
+	if ((rc = involve(s)))
+		return msr_error_set(err, rc, "slice", NULL, "out of memory");
+	if ((rc = pass_cut(s, err)) || (rc = pass_write(s, err)) ||
+	    (rc = pass_verify(s, err)))
+		return rc;
+	return write_readme(s, err);
 }
 
 static int run(struct sl_opts *o)
@@ -899,11 +989,16 @@ static int run(struct sl_opts *o)
 			goto out;
 		o->by_fp = true;
 	}
-	if ((rc = pass_find(s, &err)) ||
-	    ((rc = involve(s)) && msr_error_set(&err, rc, "slice", NULL, "out of memory")) || (rc = pass_cut(s, &err)) ||
-	    (rc = pass_write(s, &err)) || (rc = pass_verify(s, &err)) ||
-	    (rc = write_readme(s, &err)))
+	if ((rc = pass_find(s, &err)) || (rc = pass_locate(s, &err)) ||
+	    (rc = attempt(s, &err)))
 		goto out;
+	if (!s->reproduced) {
+		/* retry with every dependency, however old */
+		reset_attempt(s);
+		s->wide = true;
+		if ((rc = attempt(s, &err)))
+			goto out;
+	}
 	ex = s->reproduced ? MSR_EXIT_CLEAN : MSR_EXIT_VIOLATIONS;
 	if (!o->quiet || !s->reproduced)
 		fprintf(stderr, "msync-replay: slice: %zu of %llu events, %u strand(s), "
@@ -917,13 +1012,9 @@ static int run(struct sl_opts *o)
 out:
 	if (rc < 0 && ex == MSR_EXIT_UNUSABLE)
 		msr_cli_print_error(&err);
-	free(s->blk.key);
-	free(s->blk.last);
+	reset_attempt(s);
 	free(s->fills.key);
 	free(s->fills.last);
-	free(s->ans);
-	free(s->tail);
-	free(s->map);
 	free(s);
 	return ex;
 }

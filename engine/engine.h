@@ -343,6 +343,7 @@ struct msr_strand_inflight {
 	uint64_t stores;
 	uint64_t unacked;
 	uint64_t uncommitted; /* store-buffer entries not committed yet */
+	uint64_t fills;       /* L1 misses whose LD_FILL has not come yet */
 	uint64_t answers;
 };
 int msr_engine_strand_inflight(const struct msr_engine *e, unsigned tnum,
