@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 
 static const char slice_help[] =
-	"usage: msync-replay slice TRACE --steps LOG (--violation Vn | --fingerprint FP)\n"
+	"usage: msync-replay slice TRACE [--steps LOG] (--violation Vn | --fingerprint FP)\n"
 	"                          [--report R.yaml] [--config CFG] [--image MEM] -o OUTDIR\n"
 	"\n"
 	"Cut a small reproducer of one violation out of TRACE. The violation is\n"
@@ -48,7 +48,8 @@ static const char slice_help[] =
 	"instruction (renumbered from the slice start; README.txt says how).\n"
 	"\n"
 	"options:\n"
-	"  --steps LOG          ISS step log of TRACE (required)\n"
+	"  --steps LOG          ISS step log of TRACE (without it the events are\n"
+	"                       replayed alone, as check does; steps.log is empty)\n"
 	"  --violation Vn       the n-th violation check reports\n"
 	"  --fingerprint FP     the violation with this fingerprint\n"
 	"  --report R.yaml      look --violation up in this report of check\n"
@@ -107,6 +108,7 @@ struct sl {
 	struct sl_hit hits[MSR_MAX_STRANDS][SL_HITS];
 	unsigned nhits[MSR_MAX_STRANDS];
 	unsigned tpc;               /* threads per core */
+	unsigned banks;             /* L2 banks */
 	bool wide;                  /* second attempt: no --lookback limits */
 	/* everything from here on is per attempt (see reset_attempt) */
 	/* involved strands and range */
@@ -131,7 +133,7 @@ struct sl {
 	struct msr_event slam;
 	uint64_t *map;              /* original index of each slice event */
 	size_t nmap, capmap;
-	uint64_t slams, dma_slams, dropped, l1_blocks_unknown, image_blocks;
+	uint64_t slams, dma_slams, inv_evicts, dropped, l1_blocks_unknown, image_blocks;
 	/* pass 4 */
 	bool reproduced;
 	uint64_t sviol, sviol_kind[MSR_V_COUNT];
@@ -223,8 +225,6 @@ static int parse_args(int argc, char **argv, struct sl_opts *o)
 	if (optind + 1 != argc)
 		return msr_cli_usage_error("slice", "unexpected argument '%s'", argv[optind + 1]);
 	o->trace = argv[optind];
-	if (!o->steps)
-		return msr_cli_usage_error("slice", "--steps LOG is required");
 	if (!o->outdir)
 		return msr_cli_usage_error("slice", "-o OUTDIR is required");
 	if (!!o->vid == o->by_fp)
@@ -288,6 +288,7 @@ static int pass_find(struct sl *s, struct msr_error *err)
 				     s->o->image, err);
 
 	s->tpc = p.cfg.threads_per_core ? p.cfg.threads_per_core : 8;
+	s->banks = p.cfg.l2_banks ? p.cfg.l2_banks : 8;
 	while (!rc && !s->found && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
 		if ((msr_event_has(&ev) & MSR_EVHAS_TNUM) && observe_l1(s, &ev))
 			rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
@@ -581,8 +582,12 @@ static int pass_cut(struct sl *s, struct msr_error *err)
 		if (s->Qt[t] > s->Q)
 			s->Q = s->Qt[t];
 	}
-	if (s->P == UINT64_MAX)
-		s->P = 0;
+	if (s->P == UINT64_MAX) {
+		/* a violation of no strand (mem-check, an EVICT_INV without its
+		 * EVICT): its own event, on the memory of that moment */
+		s->P = s->v.event;
+		s->Q = s->v.event + 1;
+	}
 	msr_slice_pipe_close(&p);
 	return rc;
 }
@@ -645,6 +650,8 @@ static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_ti
 {
 	unsigned has = msr_event_has(ev);
 
+	if (s->v.strand < 0 && ev->index == s->v.event)
+		return true;
 	if (ev->code == MSR_REGDELTA || ev->code == MSR_REGDELTA_END)
 		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS &&
 		       in_strand_window(s, (unsigned)rd_tid, ev->index);
@@ -711,6 +718,14 @@ static void out_path(const struct sl *s, const char *name, char *buf, size_t n)
 	snprintf(buf, n, "%s/%s", s->o->outdir, name);
 }
 
+static bool kept_core(const struct sl *s, unsigned cid)
+{
+	for (unsigned t = cid * s->tpc; t < (cid + 1) * s->tpc && t < MSR_MAX_STRANDS; t++)
+		if (s->inv[t])
+			return true;
+	return false;
+}
+
 static int window_event(struct sl *s, struct msr_trace_writer *w,
 			const struct msr_event *ev, int rd_tid, struct msr_error *err)
 {
@@ -723,6 +738,18 @@ static int window_event(struct sl *s, struct msr_trace_writer *w,
 			rc = map_add(s, ev->index);
 	} else if (keep_event(s, ev, rd_tid)) {
 		if (!(rc = msr_trace_writer_put(w, ev, err)))
+			rc = map_add(s, ev->index);
+	} else if (ev->code == MSR_ST_INV && kept_core(s, ev->cid) &&
+		   (in_window_block(s, ev->pa & ~15ULL) || in_window_block(s, (ev->pa & ~15ULL) + 8))) {
+		/* a kept core drops the line here: say so without the store */
+		struct msr_event e1 = {.code = MSR_EVICT, .pa = ev->pa & ~15ULL,
+				       .invvec = 1u << ev->cid, .ts = ev->ts};
+		struct msr_event e2 = {.code = MSR_EVICT_INV, .cid = ev->cid,
+				       .bank = (uint8_t)((ev->pa >> 6) % s->banks), .ts = ev->ts};
+
+		s->inv_evicts++;
+		if (!(rc = msr_trace_writer_put(w, &e1, err)) && !(rc = map_add(s, ev->index)) &&
+		    !(rc = msr_trace_writer_put(w, &e2, err)))
 			rc = map_add(s, ev->index);
 	} else if (ev->code == MSR_DMA_ST && in_window_block(s, ev->pa & ~7ULL)) {
 		struct msr_event sl = {.code = MSR_MEM_SLAM, .pa = ev->pa, .data = ev->data,
@@ -859,7 +886,8 @@ static int pass_verify(struct sl *s, struct msr_error *err)
 	out_path(s, "nas.trace.zst", trace, sizeof(trace));
 	out_path(s, "steps.log", steps, sizeof(steps));
 	out_path(s, "image.mem", image, sizeof(image));
-	rc = msr_slice_pipe_open(&p, trace, steps, s->o->config, image, err);
+	rc = msr_slice_pipe_open(&p, trace, s->o->steps ? steps : NULL, s->o->config,
+				 image, err);
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK)
 		rc = msr_slice_pipe_apply(&p, &ev, err);
 	if (rc == MSR_END)
@@ -920,12 +948,14 @@ static int write_readme(const struct sl *s, struct msr_error *err)
 	fprintf(f, "\nOf original events %llu..%llu (of %llu) the slice keeps %zu: the\n"
 		"kept strands' events in their ranges, %zu later ST_INV/ST_UPDATE\n"
 		"answers to their commits, %llu other commits and %llu DMA writes to\n"
-		"the %zu touched blocks turned into MEM_SLAMs, and the original\n"
-		"MEM_SLAMs to those blocks. Cut: %llu events (other strands, evictions,\n"
-		"MEM_CHECKs, messages of no kept strand).\n",
+		"the %zu touched blocks turned into MEM_SLAMs, the original MEM_SLAMs\n"
+		"to those blocks, and %llu invalidations of a kept core's line by\n"
+		"other stores as an EVICT + EVICT_INV pair. Cut: %llu events (other\n"
+		"strands, evictions, MEM_CHECKs, messages of no kept strand).\n",
 		(unsigned long long)s->P, (unsigned long long)(s->Q ? s->Q - 1 : 0),
 		(unsigned long long)s->total, s->nmap, s->ntail, (unsigned long long)s->slams,
-		(unsigned long long)s->dma_slams, s->blk.n, (unsigned long long)s->dropped);
+		(unsigned long long)s->dma_slams, s->blk.n, (unsigned long long)s->inv_evicts,
+		(unsigned long long)s->dropped);
 	fprintf(f, "image.mem holds %llu blocks as of original event %llu (%llu blocks\n"
 		"with bytes still unknown there are left out).\n\n",
 		(unsigned long long)s->image_blocks, (unsigned long long)s->P,

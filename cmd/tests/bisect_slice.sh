@@ -84,8 +84,35 @@ ok $? "image.mem holds doublewords of the kept blocks"
 [ $? -eq 2 ] && grep -q 'no violation id=V99' err.txt
 ok $? "a violation that does not exist exits 2 and says so"
 "$MSR" slice stale-l1.trace.zst --violation V1 -o none 2>err.txt
-[ $? -eq 2 ] && grep -q -- '--steps' err.txt
-ok $? "a missing --steps is a usage error"
+[ $? -eq 2 ] && grep -q 'no violation id=V1' err.txt
+ok $? "without --steps the events alone show no violation here: exit 2"
+"$MSR" slice stale-l1.trace.zst -o none 2>err.txt
+[ $? -eq 2 ] && grep -q -- '--violation' err.txt
+ok $? "a missing --violation/--fingerprint is a usage error"
+
+# Every hand-written engine scenario with a violation: the slice of V1
+# reproduces it; a surplus step line (step-log-long) lies beyond the last
+# kept instruction, so that slice is refused with exit 1 and a reason.
+ENG="$MSR_SOURCE_ROOT/testdata/engine"
+for tr in "$ENG"/v_*.trace "$ENG"/tso_*.trace; do
+	sc=$(basename "$tr" .trace)
+	st="$ENG/$sc.steps"
+	rm -rf eng.out
+	if [ -f "$st" ]; then
+		"$MSR" slice -q "$tr" --steps "$st" --violation V1 -o eng.out 2>err.txt
+	else
+		"$MSR" slice -q "$tr" --violation V1 -o eng.out 2>err.txt
+	fi
+	rc=$?
+	if [ "$sc" = v_step_log_long ]; then
+		[ "$rc" -eq 1 ] && grep -q 'refused: does not reproduce step-log-long' err.txt &&
+			grep -q '^NOT reproduced' eng.out/README.txt
+		ok $? "$sc: the slice is refused (exit 1) and says why"
+	else
+		[ "$rc" -eq 0 ] && grep -q '^Reproduced: ' eng.out/README.txt
+		ok $? "$sc: slice of V1 reproduces it"
+	fi
+done
 "$MSR" slice stale-l1.trace.zst --steps stale-l1.steps --violation V1 \
 	--fingerprint 0123456789abcdef -o none 2>err.txt
 [ $? -eq 2 ]
