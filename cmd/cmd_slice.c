@@ -68,93 +68,6 @@ static const char slice_help[] =
 enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
        OPT_LOOKBACK };
 
-struct sl_opts {
-	const char *trace, *steps, *config, *image, *report, *outdir;
-	const char *vid;     /* "V3" */
-	char fp[17];
-	bool by_fp;
-	uint64_t vnum;
-	uint64_t lookback;
-	bool quiet;
-};
-
-#define SL_HITS 32      /* recent L1-hit loads remembered per strand */
-#define SL_TAIL_MAX 20000 /* events after the end to look for answers */
-
-/* An L1-hit LD_DATA and the LD_FILL that brought its line. */
-struct sl_hit {
-	uint64_t index, pa, fill_index;
-	unsigned fill_strand;
-};
-
-/* A commit of a kept strand still awaiting ST_INV/ST_UPDATE answers. */
-struct sl_answer {
-	uint64_t line;
-	uint64_t commit_index;
-	uint32_t await;
-	uint8_t tnum;
-	bool before_end; /* committed before Q: its answers go into the slice */
-};
-
-struct sl {
-	struct sl_opts *o;
-	/* pass 1 */
-	uint64_t nviol;
-	bool found;
-	struct msr_violation v;
-	uint64_t instr_event;       /* SSTEP of the violation's instruction */
-	/* who filled each core's L1 lines, and recent L1 hits */
-	struct msr_slice_blocks fills;     /* core << 48 | line -> index << 8 | strand */
-	struct sl_hit hits[MSR_MAX_STRANDS][SL_HITS];
-	unsigned nhits[MSR_MAX_STRANDS];
-	unsigned tpc;               /* threads per core */
-	unsigned banks;             /* L2 banks */
-	bool wide;                  /* second attempt: no --lookback limits */
-	/* everything from here on is per attempt (see reset_attempt) */
-	/* involved strands and range */
-	bool inv[MSR_MAX_STRANDS];
-	unsigned nstrands;
-	uint64_t first_rel, last_rel;
-	/* pass 2 */
-	struct msr_slice_blocks blk;
-	uint64_t P, Q, total;       /* window of the whole slice [P, Q) */
-	uint64_t Pt[MSR_MAX_STRANDS], Qt[MSR_MAX_STRANDS]; /* per kept strand */
-	bool qdone[MSR_MAX_STRANDS];
-	struct sl_answer *ans;      /* commits of kept strands awaiting answers */
-	size_t nans, capans;
-	uint64_t answer_of;         /* commit the last tracked answer belongs to */
-	uint64_t *tail;             /* answers after Q that the slice keeps */
-	size_t ntail, captail;
-	/* pass 3 */
-	uint64_t cur;               /* index of the event being applied */
-	uint64_t base[MSR_MAX_STRANDS];  /* SSTEPs of a strand before P */
-	FILE *steps;
-	bool want_slam;
-	struct msr_event slam;
-	uint64_t *map;              /* original index of each slice event */
-	size_t nmap, capmap;
-	uint64_t slams, dma_slams, inv_evicts, dropped, l1_blocks_unknown, image_blocks;
-	/* pass 4 */
-	bool reproduced;
-	uint64_t sviol, sviol_kind[MSR_V_COUNT];
-	struct msr_violation rv;
-};
-
-static bool in_window_block(const struct sl *s, uint64_t pa8)
-{
-	uint64_t l = msr_slice_blocks_last(&s->blk, pa8);
-
-	return l != UINT64_MAX && l >= s->P;
-}
-
-static int touch_range(struct sl *s, uint64_t pa, unsigned len, uint64_t idx)
-{
-	for (uint64_t a = pa & ~7ULL; a < pa + len; a += 8)
-		if (msr_slice_blocks_put(&s->blk, a, idx))
-			return MSR_E_NOMEM;
-	return MSR_OK;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -164,7 +77,7 @@ static bool parse_vid(const char *s, uint64_t *n)
 	return (s[0] == 'V' || s[0] == 'v') && msr_cli_parse_u64(s + 1, n) && *n > 0;
 }
 
-static int parse_args(int argc, char **argv, struct sl_opts *o)
+static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 {
 	static const struct option longopts[] = {
 		{"steps", required_argument, NULL, OPT_STEPS},
@@ -241,7 +154,7 @@ static int parse_args(int argc, char **argv, struct sl_opts *o)
 
 static void find_violation(void *ctx, const struct msr_violation *v)
 {
-	struct sl *s = ctx;
+	struct msr_slice_run *s = ctx;
 	char fp[17];
 
 	if (s->found)
@@ -260,7 +173,7 @@ static void find_violation(void *ctx, const struct msr_violation *v)
 
 /* Remember fills and L1 hits, so that an L1-hit load of the slice keeps
  * the load that filled its line. */
-static int observe_l1(struct sl *s, const struct msr_event *ev)
+static int observe_l1(struct msr_slice_run *s, const struct msr_event *ev)
 {
 	uint64_t key = (uint64_t)(ev->tnum / s->tpc) << 48 | (ev->pa & ~15ULL);
 
@@ -268,7 +181,7 @@ static int observe_l1(struct sl *s, const struct msr_event *ev)
 		return msr_slice_blocks_put(&s->fills, key, ev->index << 8 | ev->tnum);
 	if (ev->code == MSR_LD_DATA && ev->dsrc == MSR_DSRC_L1) {
 		uint64_t f = msr_slice_blocks_last(&s->fills, key);
-		struct sl_hit *h = &s->hits[ev->tnum][s->nhits[ev->tnum]++ % SL_HITS];
+		struct msr_slice_hit *h = &s->hits[ev->tnum][s->nhits[ev->tnum]++ % SL_HITS];
 
 		if (f == UINT64_MAX)
 			return MSR_OK;
@@ -280,7 +193,7 @@ static int observe_l1(struct sl *s, const struct msr_event *ev)
 	return MSR_OK;
 }
 
-static int pass_find(struct sl *s, struct msr_error *err)
+static int pass_find(struct msr_slice_run *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {.ctx = s, .on_violation = find_violation};
 	struct msr_event ev;
@@ -311,7 +224,7 @@ static int pass_find(struct sl *s, struct msr_error *err)
 
 /* Where the violation's instruction executed: the index of SSTEP number
  * iseq of its strand (UINT64_MAX when it never did). Decoding only. */
-static int pass_locate(struct sl *s, struct msr_error *err)
+static int pass_locate(struct msr_slice_run *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {0};
 	struct msr_event ev;
@@ -336,7 +249,7 @@ static int pass_locate(struct sl *s, struct msr_error *err)
 
 /* An L1 hit of strand t shortly before `event` on [pa, pa+size): keep the
  * load that filled the line (its strand, and start no later than the fill). */
-static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
+static void involve_fill(struct msr_slice_run *s, unsigned t, uint64_t pa, unsigned size,
 			 uint64_t event)
 {
 	unsigned n = s->nhits[t] < SL_HITS ? s->nhits[t] : SL_HITS;
@@ -344,7 +257,7 @@ static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
 	if (!size)
 		size = 8;
 	for (unsigned k = 0; k < n; k++) {
-		const struct sl_hit *h = &s->hits[t][k];
+		const struct msr_slice_hit *h = &s->hits[t][k];
 
 		if (h->index > event || h->index + 256 < event || h->pa + 8 <= pa ||
 		    h->pa >= pa + size)
@@ -358,7 +271,7 @@ static void involve_fill(struct sl *s, unsigned t, uint64_t pa, unsigned size,
 }
 
 /* The strands, blocks and event range the violation involves. */
-static int involve(struct sl *s)
+static int involve(struct msr_slice_run *s)
 {
 	const struct msr_violation *v = &s->v;
 	const struct msr_store_ref *ref[2] = {&v->expected_from, &v->observed_from};
@@ -374,7 +287,7 @@ static int involve(struct sl *s)
 		s->first_rel = s->instr_event;
 	if (v->strand >= 0)
 		s->inv[v->strand] = true;
-	if (touch_range(s, v->pa, len, at))
+	if (msr_slice_touch_range(s, v->pa, len, at))
 		return MSR_E_NOMEM;
 	for (unsigned i = 0; i < v->nproof && i < MSR_PROOF_MAX; i++) {
 		const struct msr_proof_op *op = &v->proof[i];
@@ -384,7 +297,7 @@ static int involve(struct sl *s)
 			s->first_rel = op->event;
 		if (op->event > s->last_rel)
 			s->last_rel = op->event;
-		if (touch_range(s, op->pa, op->size ? op->size : 8, op->event))
+		if (msr_slice_touch_range(s, op->pa, op->size ? op->size : 8, op->event))
 			return MSR_E_NOMEM;
 	}
 	for (unsigned i = 0; i < v->nproof && i < MSR_PROOF_MAX; i++)
@@ -407,192 +320,6 @@ static int involve(struct sl *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Pass 2: cut points and touched blocks                                     */
-/* ------------------------------------------------------------------------ */
-
-/* No load in flight or awaiting its fill, every store committed and acked: only answers to
- * its commits may still come (the slice drops those to commits before its
- * start, and keeps those to commits before its end). */
-static bool quiet(const struct msr_engine *e, unsigned t)
-{
-	struct msr_strand_inflight f;
-
-	if (msr_engine_strand_inflight(e, t, &f))
-		return false;
-	return !(f.loads || f.fills || f.unacked || f.uncommitted);
-}
-
-/* Whether event `i` of kept strand t lies in that strand's part of the slice */
-static bool in_strand_window(const struct sl *s, unsigned t, uint64_t i)
-{
-	return s->inv[t] && i >= s->Pt[t] && i < s->Qt[t];
-}
-
-static int touch_event(struct sl *s, const struct msr_event *ev)
-{
-	unsigned len = 8;
-
-	if (!(msr_event_has(ev) & MSR_EVHAS_PA) || !(msr_event_has(ev) & MSR_EVHAS_TNUM) ||
-	    !s->inv[ev->tnum] || !msr_msgdef_get(ev->code) || !msr_msgdef_get(ev->code)->memory)
-		return MSR_OK;
-	switch (ev->code) {
-	case MSR_LD_ISSUE:
-		len = ev->itype == MSR_IT_BLOCK_LOAD ? 64 : ev->itype == MSR_IT_QUAD_LOAD ? 16 :
-		      1u << (ev->size & 3);
-		break;
-	case MSR_ST_ISSUE:
-		if (ev->itype == MSR_IT_BLK_INIT_ST)
-			return touch_range(s, ev->pa & ~63ULL, 64, ev->index);
-		break;
-	default:
-		/* data and fills move whole 16-byte L1 lines */
-		return touch_range(s, ev->pa & ~15ULL, 16, ev->index);
-	}
-	return touch_range(s, ev->pa, len, ev->index);
-}
-
-/*
- * Follow the answers to the kept strands' commits. Returns true when `ev`
- * answers a commit made before Q (the slice keeps it).
- */
-static int track_answers(struct sl *s, const struct msr_event *ev, bool *keep)
-{
-	bool after_q = s->qdone[ev->tnum];
-	uint64_t line = ev->pa & ~15ULL;
-	unsigned cid;
-
-	*keep = false;
-	s->answer_of = UINT64_MAX;
-	if (ev->code == MSR_ST_COMMIT && ev->invvec) {
-		if (s->nans == s->capans) {
-			size_t nc = s->capans ? 2 * s->capans : 64;
-			struct sl_answer *g;
-
-			/* drop answered entries before growing */
-			size_t w = 0;
-			for (size_t r = 0; r < s->nans; r++)
-				if (s->ans[r].await)
-					s->ans[w++] = s->ans[r];
-			s->nans = w;
-			if (w == s->capans) {
-				if (!(g = realloc(s->ans, nc * sizeof(*g))))
-					return MSR_E_NOMEM;
-				s->ans = g;
-				s->capans = nc;
-			}
-		}
-		s->ans[s->nans++] = (struct sl_answer){line, ev->index, ev->invvec, ev->tnum,
-						       !after_q};
-		return MSR_OK;
-	}
-	if (ev->code != MSR_ST_INV && ev->code != MSR_ST_UPDATE)
-		return MSR_OK;
-	cid = ev->code == MSR_ST_INV ? ev->cid : ev->tnum / s->tpc;
-	for (size_t r = 0; r < s->nans; r++) {
-		struct sl_answer *a = &s->ans[r];
-
-		if (a->tnum != ev->tnum || a->line != line || !(a->await & (1u << cid)))
-			continue;
-		a->await &= ~(1u << cid);
-		*keep = after_q && a->before_end;
-		s->answer_of = a->commit_index;
-		break;
-	}
-	return MSR_OK;
-}
-
-static bool answers_pending(const struct sl *s)
-{
-	for (size_t r = 0; r < s->nans; r++)
-		if (s->ans[r].await && s->ans[r].before_end)
-			return true;
-	return false;
-}
-
-static int cut_event(struct sl *s, const struct msr_event *ev)
-{
-	bool keep = false;
-	int rc = MSR_OK;
-
-	if (!(msr_event_has(ev) & MSR_EVHAS_TNUM) || !s->inv[ev->tnum])
-		return MSR_OK;
-	if (!s->qdone[ev->tnum])
-		rc = touch_event(s, ev);
-	if (!rc)
-		rc = track_answers(s, ev, &keep);
-	if (!rc && keep)
-		rc = msr_slice_push_u64(&s->tail, &s->ntail, &s->captail, ev->index);
-	return rc;
-}
-
-/* Per kept strand: the last quiet point up to first_rel (its start)
- * and the first quiet point after last_rel (its end). */
-static bool cut_points(struct sl *s, const struct msr_engine *e, uint64_t i)
-{
-	bool all_done = true;
-
-	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
-		if (!s->inv[t])
-			continue;
-		if (i <= s->first_rel && quiet(e, t))
-			s->Pt[t] = i;
-		if (!s->qdone[t] && i > s->last_rel && quiet(e, t)) {
-			s->qdone[t] = true;
-			s->Qt[t] = i;
-		}
-		all_done &= s->qdone[t];
-	}
-	return all_done;
-}
-
-static int pass_cut(struct sl *s, struct msr_error *err)
-{
-	struct msr_slice_pipe p = {0};
-	struct msr_event ev;
-	bool tail_done = false;
-	uint64_t all_end = 0;
-	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
-				     s->o->image, err);
-
-	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
-		s->total = ev.index + 1;
-		if (tail_done)
-			continue; /* only count the rest, for the summary */
-		if (cut_points(s, p.eng, ev.index) && !all_end)
-			all_end = ev.index;
-		if (all_end && (!answers_pending(s) || ev.index > all_end + SL_TAIL_MAX)) {
-			tail_done = true;
-			continue;
-		}
-		if ((rc = cut_event(s, &ev)) < 0)
-			return msr_error_set(err, rc, "slice", NULL, "out of memory");
-		rc = msr_slice_pipe_apply(&p, &ev, err);
-	}
-	if (rc == MSR_END)
-		rc = MSR_OK;
-	s->P = UINT64_MAX;
-	s->Q = 0;
-	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
-		if (!s->inv[t])
-			continue;
-		if (!s->qdone[t])
-			s->Qt[t] = s->total;
-		if (s->Pt[t] < s->P)
-			s->P = s->Pt[t];
-		if (s->Qt[t] > s->Q)
-			s->Q = s->Qt[t];
-	}
-	if (s->P == UINT64_MAX) {
-		/* a violation of no strand (mem-check, an EVICT_INV without its
-		 * EVICT): its own event, on the memory of that moment */
-		s->P = s->v.event;
-		s->Q = s->v.event + 1;
-	}
-	msr_slice_pipe_close(&p);
-	return rc;
-}
-
-/* ------------------------------------------------------------------------ */
 /* Pass 3: write the slice                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -605,10 +332,10 @@ static void put_data(struct msr_event *ev, const uint8_t d[8])
 
 static void write_commit(void *ctx, const struct msr_commit *c)
 {
-	struct sl *s = ctx;
+	struct msr_slice_run *s = ctx;
 
-	if (s->cur < s->P || s->cur >= s->Q || in_strand_window(s, c->strand, s->cur) ||
-	    !c->mask || !in_window_block(s, c->pa8))
+	if (s->cur < s->P || s->cur >= s->Q || msr_slice_in_strand_window(s, c->strand, s->cur) ||
+	    !c->mask || !msr_slice_in_window_block(s, c->pa8))
 		return;
 	memset(&s->slam, 0, sizeof(s->slam));
 	s->slam.code = MSR_MEM_SLAM;
@@ -621,16 +348,16 @@ static void write_commit(void *ctx, const struct msr_commit *c)
 
 static void write_step(void *ctx, const struct msr_step *st)
 {
-	struct sl *s = ctx;
+	struct msr_slice_run *s = ctx;
 	char line[512];
 
-	if (!in_strand_window(s, st->tnum, s->cur) || !s->steps)
+	if (!msr_slice_in_strand_window(s, st->tnum, s->cur) || !s->steps)
 		return;
 	msr_slice_step_format(st, line, sizeof(line));
 	fputs(line, s->steps);
 }
 
-static int map_add(struct sl *s, uint64_t orig)
+static int map_add(struct msr_slice_run *s, uint64_t orig)
 {
 	if (s->nmap == s->capmap) {
 		size_t n = s->capmap ? 2 * s->capmap : 1024;
@@ -646,7 +373,7 @@ static int map_add(struct sl *s, uint64_t orig)
 }
 
 /* Whether an event of the window goes into the slice as it is. */
-static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_tid)
+static bool keep_event(const struct msr_slice_run *s, const struct msr_event *ev, int rd_tid)
 {
 	unsigned has = msr_event_has(ev);
 
@@ -654,20 +381,20 @@ static bool keep_event(const struct sl *s, const struct msr_event *ev, int rd_ti
 		return true;
 	if (ev->code == MSR_REGDELTA || ev->code == MSR_REGDELTA_END)
 		return rd_tid >= 0 && rd_tid < MSR_MAX_STRANDS &&
-		       in_strand_window(s, (unsigned)rd_tid, ev->index);
+		       msr_slice_in_strand_window(s, (unsigned)rd_tid, ev->index);
 	if ((ev->code == MSR_ST_INV || ev->code == MSR_ST_UPDATE) &&
 	    s->answer_of != UINT64_MAX && s->answer_of < s->Pt[ev->tnum])
 		return false; /* answers a commit from before the strand's start */
 	if (has & MSR_EVHAS_TNUM)
-		return in_strand_window(s, ev->tnum, ev->index);
+		return msr_slice_in_strand_window(s, ev->tnum, ev->index);
 	if (ev->code == MSR_MEM_SLAM)
-		return in_window_block(s, ev->pa & ~7ULL);
+		return msr_slice_in_window_block(s, ev->pa & ~7ULL);
 	if (ev->code == MSR_MEM_CHECK)
 		return s->v.kind == MSR_V_MEM_CHECK && ev->index == s->v.event;
 	return false;
 }
 
-static int write_image(struct sl *s, const struct msr_engine *e, const char *path,
+static int write_image(struct msr_slice_run *s, const struct msr_engine *e, const char *path,
 		       struct msr_error *err)
 {
 	FILE *f = fopen(path, "w");
@@ -713,12 +440,12 @@ static int write_image(struct sl *s, const struct msr_engine *e, const char *pat
 	return MSR_OK;
 }
 
-static void out_path(const struct sl *s, const char *name, char *buf, size_t n)
+static void out_path(const struct msr_slice_run *s, const char *name, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s/%s", s->o->outdir, name);
 }
 
-static bool kept_core(const struct sl *s, unsigned cid)
+static bool kept_core(const struct msr_slice_run *s, unsigned cid)
 {
 	for (unsigned t = cid * s->tpc; t < (cid + 1) * s->tpc && t < MSR_MAX_STRANDS; t++)
 		if (s->inv[t])
@@ -726,7 +453,7 @@ static bool kept_core(const struct sl *s, unsigned cid)
 	return false;
 }
 
-static int window_event(struct sl *s, struct msr_trace_writer *w,
+static int window_event(struct msr_slice_run *s, struct msr_trace_writer *w,
 			const struct msr_event *ev, int rd_tid, struct msr_error *err)
 {
 	int rc = MSR_OK;
@@ -740,7 +467,7 @@ static int window_event(struct sl *s, struct msr_trace_writer *w,
 		if (!(rc = msr_trace_writer_put(w, ev, err)))
 			rc = map_add(s, ev->index);
 	} else if (ev->code == MSR_ST_INV && kept_core(s, ev->cid) &&
-		   (in_window_block(s, ev->pa & ~15ULL) || in_window_block(s, (ev->pa & ~15ULL) + 8))) {
+		   (msr_slice_in_window_block(s, ev->pa & ~15ULL) || msr_slice_in_window_block(s, (ev->pa & ~15ULL) + 8))) {
 		/* a kept core drops the line here: say so without the store */
 		struct msr_event e1 = {.code = MSR_EVICT, .pa = ev->pa & ~15ULL,
 				       .invvec = 1u << ev->cid, .ts = ev->ts};
@@ -751,7 +478,7 @@ static int window_event(struct sl *s, struct msr_trace_writer *w,
 		if (!(rc = msr_trace_writer_put(w, &e1, err)) && !(rc = map_add(s, ev->index)) &&
 		    !(rc = msr_trace_writer_put(w, &e2, err)))
 			rc = map_add(s, ev->index);
-	} else if (ev->code == MSR_DMA_ST && in_window_block(s, ev->pa & ~7ULL)) {
+	} else if (ev->code == MSR_DMA_ST && msr_slice_in_window_block(s, ev->pa & ~7ULL)) {
 		struct msr_event sl = {.code = MSR_MEM_SLAM, .pa = ev->pa, .data = ev->data,
 				       .bmask = ev->bmask, .ts = ev->ts};
 
@@ -766,7 +493,7 @@ static int window_event(struct sl *s, struct msr_trace_writer *w,
 	return rc;
 }
 
-static int pass_write(struct sl *s, struct msr_error *err)
+static int pass_write(struct msr_slice_run *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {.ctx = s, .on_commit = write_commit, .on_step = write_step};
 	struct msr_trace_writer *w = NULL;
@@ -796,7 +523,7 @@ static int pass_write(struct sl *s, struct msr_error *err)
 		if ((msr_event_has(&ev) & MSR_EVHAS_TNUM) && s->inv[ev.tnum]) {
 			bool unused;
 
-			if (track_answers(s, &ev, &unused)) {
+			if (msr_slice_track_answers(s, &ev, &unused)) {
 				rc = msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
 				break;
 			}
@@ -855,14 +582,14 @@ static int pass_write(struct sl *s, struct msr_error *err)
 /* Pass 4: does the slice reproduce it?                                      */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t slice_iseq(const struct sl *s, int strand, uint64_t iseq)
+static uint64_t slice_iseq(const struct msr_slice_run *s, int strand, uint64_t iseq)
 {
 	return strand >= 0 && iseq > s->base[strand] ? iseq - s->base[strand] : iseq;
 }
 
 static void verify_violation(void *ctx, const struct msr_violation *v)
 {
-	struct sl *s = ctx;
+	struct msr_slice_run *s = ctx;
 	const struct msr_violation *t = &s->v;
 
 	s->sviol++;
@@ -876,7 +603,7 @@ static void verify_violation(void *ctx, const struct msr_violation *v)
 	s->rv = *v;
 }
 
-static int pass_verify(struct sl *s, struct msr_error *err)
+static int pass_verify(struct msr_slice_run *s, struct msr_error *err)
 {
 	struct msr_slice_pipe p = {.ctx = s, .on_violation = verify_violation};
 	char trace[1024], steps[1024], image[1024];
@@ -900,7 +627,7 @@ static int pass_verify(struct sl *s, struct msr_error *err)
 /* README.txt and the summary                                                */
 /* ------------------------------------------------------------------------ */
 
-static void readme_violations(const struct sl *s, FILE *f)
+static void readme_violations(const struct msr_slice_run *s, FILE *f)
 {
 	fprintf(f, "Check of the slice: %llu violation(s)",
 		(unsigned long long)s->sviol);
@@ -921,7 +648,7 @@ static void readme_violations(const struct sl *s, FILE *f)
 		"L1 hit on a line filled before the slice start) and are expected.\n\n");
 }
 
-static int write_readme(const struct sl *s, struct msr_error *err)
+static int write_readme(const struct msr_slice_run *s, struct msr_error *err)
 {
 	char path[1024], fp[17];
 	FILE *f;
@@ -973,9 +700,9 @@ static int write_readme(const struct sl *s, struct msr_error *err)
 	return MSR_OK;
 }
 
-static void reset_attempt(struct sl *s)
+static void reset_attempt(struct msr_slice_run *s)
 {
-	size_t off = offsetof(struct sl, inv);
+	size_t off = offsetof(struct msr_slice_run, inv);
 
 	free(s->blk.key);
 	free(s->blk.last);
@@ -986,21 +713,21 @@ static void reset_attempt(struct sl *s)
 }
 
 /* Passes 2-4 and the README for one choice of involved strands. */
-static int attempt(struct sl *s, struct msr_error *err)
+static int attempt(struct msr_slice_run *s, struct msr_error *err)
 {
 	int rc;
 
 	if ((rc = involve(s)))
 		return msr_error_set(err, rc, "slice", NULL, "out of memory");
-	if ((rc = pass_cut(s, err)) || (rc = pass_write(s, err)) ||
+	if ((rc = msr_slice_pass_cut(s, err)) || (rc = pass_write(s, err)) ||
 	    (rc = pass_verify(s, err)))
 		return rc;
 	return write_readme(s, err);
 }
 
-static int run(struct sl_opts *o)
+static int run(struct msr_slice_opts *o)
 {
-	struct sl *s = calloc(1, sizeof(*s));
+	struct msr_slice_run *s = calloc(1, sizeof(*s));
 	struct msr_error err = MSR_ERROR_INIT;
 	int rc, ex = MSR_EXIT_UNUSABLE;
 
@@ -1051,7 +778,7 @@ out:
 
 int msr_cmd_slice(int argc, char **argv)
 {
-	struct sl_opts o = {.lookback = 1000};
+	struct msr_slice_opts o = {.lookback = 1000};
 	int rc = parse_args(argc, argv, &o);
 
 	return rc >= 0 ? rc : run(&o);

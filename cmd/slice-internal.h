@@ -1,7 +1,8 @@
 /*
- * slice-internal.h - the replay pipeline that `slice` runs several times
- * (find the violation, find the cut points, write the slice, re-check the
- * slice): trace reader -> engine (+ step log) -> TSO pass, with hooks.
+ * slice-internal.h - the pieces of `slice`: the replay pipeline it runs
+ * several times (find the violation, find the cut points, write the slice,
+ * re-check the slice: trace reader -> engine (+ step log) -> TSO pass, with
+ * hooks), the state of one run, and small helpers.
  *
  * The pipeline only wires modules together; it never decides what to keep.
  */
@@ -11,6 +12,8 @@
 #include "cmd.h"
 #include "checker.h"
 #include "engine.h"
+
+#include <stdio.h>
 
 struct msr_slice_pipe {
 	struct msr_config cfg;
@@ -70,6 +73,100 @@ int msr_slice_push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v);
  */
 int msr_slice_report_lookup(const char *report, const char *vid, char fp[17],
 			    struct msr_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The state of one slice run (cmd_slice.c, slice_cut.c)                     */
+/* ------------------------------------------------------------------------ */
+
+struct msr_slice_opts {
+	const char *trace, *steps, *config, *image, *report, *outdir;
+	const char *vid;     /* "V3" */
+	char fp[17];
+	bool by_fp;
+	uint64_t vnum;
+	uint64_t lookback;
+	bool quiet;
+};
+
+#define SL_HITS 32      /* recent L1-hit loads remembered per strand */
+#define SL_TAIL_MAX 20000 /* events after the end to look for answers */
+
+/* An L1-hit LD_DATA and the LD_FILL that brought its line. */
+struct msr_slice_hit {
+	uint64_t index, pa, fill_index;
+	unsigned fill_strand;
+};
+
+/* A commit of a kept strand still awaiting ST_INV/ST_UPDATE answers. */
+struct msr_slice_answer {
+	uint64_t line;
+	uint64_t commit_index;
+	uint32_t await;
+	uint8_t tnum;
+	bool before_end; /* committed before Q: its answers go into the slice */
+};
+
+struct msr_slice_run {
+	struct msr_slice_opts *o;
+	/* pass 1 */
+	uint64_t nviol;
+	bool found;
+	struct msr_violation v;
+	uint64_t instr_event;       /* SSTEP of the violation's instruction */
+	/* who filled each core's L1 lines, and recent L1 hits */
+	struct msr_slice_blocks fills;     /* core << 48 | line -> index << 8 | strand */
+	struct msr_slice_hit hits[MSR_MAX_STRANDS][SL_HITS];
+	unsigned nhits[MSR_MAX_STRANDS];
+	unsigned tpc;               /* threads per core */
+	unsigned banks;             /* L2 banks */
+	bool wide;                  /* second attempt: no --lookback limits */
+	/* everything from here on is per attempt (see reset_attempt) */
+	/* involved strands and range */
+	bool inv[MSR_MAX_STRANDS];
+	unsigned nstrands;
+	uint64_t first_rel, last_rel;
+	/* pass 2 */
+	struct msr_slice_blocks blk;
+	uint64_t P, Q, total;       /* window of the whole slice [P, Q) */
+	uint64_t Pt[MSR_MAX_STRANDS], Qt[MSR_MAX_STRANDS]; /* per kept strand */
+	bool qdone[MSR_MAX_STRANDS];
+	struct msr_slice_answer *ans;      /* commits of kept strands awaiting answers */
+	size_t nans, capans;
+	uint64_t answer_of;         /* commit the last tracked answer belongs to */
+	uint64_t *tail;             /* answers after Q that the slice keeps */
+	size_t ntail, captail;
+	/* pass 3 */
+	uint64_t cur;               /* index of the event being applied */
+	uint64_t base[MSR_MAX_STRANDS];  /* SSTEPs of a strand before P */
+	FILE *steps;
+	bool want_slam;
+	struct msr_event slam;
+	uint64_t *map;              /* original index of each slice event */
+	size_t nmap, capmap;
+	uint64_t slams, dma_slams, inv_evicts, dropped, l1_blocks_unknown, image_blocks;
+	/* pass 4 */
+	bool reproduced;
+	uint64_t sviol, sviol_kind[MSR_V_COUNT];
+	struct msr_violation rv;
+};
+
+/* Whether block pa8 is touched by a kept strand inside the slice. */
+bool msr_slice_in_window_block(const struct msr_slice_run *s, uint64_t pa8);
+/* Note that [pa, pa+len) was touched at event idx. */
+int msr_slice_touch_range(struct msr_slice_run *s, uint64_t pa, unsigned len,
+			  uint64_t idx);
+/* Whether event i of strand t lies in that strand's part of the slice. */
+bool msr_slice_in_strand_window(const struct msr_slice_run *s, unsigned t, uint64_t i);
+/*
+ * Follow the answers to the kept strands' commits (call with every event of
+ * a kept strand, in order). Sets s->answer_of to the index of the commit
+ * `ev` answers (UINT64_MAX: none) and *keep when it answers a commit made
+ * before its strand's end while the strand has ended.
+ */
+int msr_slice_track_answers(struct msr_slice_run *s, const struct msr_event *ev,
+			    bool *keep);
+/* Pass 2: cut points, touched blocks, answers kept after a strand's end. */
+int msr_slice_pass_cut(struct msr_slice_run *s, struct msr_error *err);
 
 /* Format one step-log line (trace-format.md section 3), newline included. */
 size_t msr_slice_step_format(const struct msr_step *s, char *buf, size_t size);
