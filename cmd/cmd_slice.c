@@ -140,6 +140,9 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 	o->trace = argv[optind];
 	if (!o->outdir)
 		return msr_cli_usage_error("slice", "-o OUTDIR is required");
+	if (!strcmp(o->trace, "-") || (o->steps && !strcmp(o->steps, "-")))
+		return msr_cli_usage_error("slice", "slice reads TRACE and LOG several "
+					   "times: give files, not standard input");
 	if (!!o->vid == o->by_fp)
 		return msr_cli_usage_error("slice", "give exactly one of --violation and "
 					   "--fingerprint");

@@ -143,6 +143,9 @@ static int parse_args(int argc, char **argv, struct td_opts *o)
 					   ? "expected two traces A and B" : "too many arguments");
 	o->path[0] = argv[optind];
 	o->path[1] = argv[optind + 1];
+	if (!strcmp(o->path[0], "-") && !strcmp(o->path[1], "-"))
+		return msr_cli_usage_error("tracediff", "only one of A and B can be "
+					   "standard input");
 	return -1;
 }
 

@@ -117,6 +117,9 @@ done
 	--fingerprint 0123456789abcdef -o none 2>err.txt
 [ $? -eq 2 ]
 ok $? "--violation and --fingerprint together are a usage error"
+"$MSR" slice - --steps stale-l1.steps --violation V1 -o none < stale-l1.trace.zst 2>err.txt
+[ $? -eq 2 ] && grep -q 'not standard input' err.txt
+ok $? "TRACE from standard input is refused (it is read several times)"
 "$MSR" slice --help | grep -q '^usage: msync-replay slice'
 ok $? "--help prints the usage"
 

@@ -86,6 +86,10 @@ td 2 "$DATA/base.txt" does-not-exist.trace
 ok $? "an unreadable input exits 2"
 td 2 "$DATA/base.txt"
 ok $? "a missing argument exits 2"
+td 2 - -
+ok $? "A and B both standard input is a usage error"
+td 0 "$DATA/base.txt" - < "$DATA/base.txt"
+ok $? "B from standard input"
 td 0 --help
 grep -q '^usage: msync-replay tracediff' out.txt
 ok $? "--help prints the usage"
