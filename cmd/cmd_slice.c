@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static const char slice_help[] =
 	"usage: msync-replay slice TRACE [--steps LOG] (--violation Vn | --fingerprint FP)\n"
@@ -57,6 +58,10 @@ static const char slice_help[] =
 	"  --image MEM          initial memory image of TRACE\n"
 	"  --lookback N         ignore stores the violation's values came from when\n"
 	"                       they are more than N events older (default 1000)\n"
+	"  --shrink             then try leaving out each kept strand but the\n"
+	"                       violation's own, one at a time, keeping every cut\n"
+	"                       that still reproduces the violation\n"
+	"  --shrink-time S      stop shrinking after S seconds (default 60)\n"
 	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
 	"  -q, --quiet          no summary on stderr\n"
 	"  -h, --help           show this help\n"
@@ -66,7 +71,7 @@ static const char slice_help[] =
 	"input, usage error or no such violation.\n";
 
 enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
-       OPT_LOOKBACK };
+       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME };
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -87,6 +92,8 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 		{"config", required_argument, NULL, OPT_CONFIG},
 		{"image", required_argument, NULL, OPT_IMAGE},
 		{"lookback", required_argument, NULL, OPT_LOOKBACK},
+		{"shrink", no_argument, NULL, OPT_SHRINK},
+		{"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -121,6 +128,16 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 			memcpy(o->fp, optarg, 17);
 			o->by_fp = true;
 			break;
+		case OPT_SHRINK: o->shrink = true; break;
+		case OPT_SHRINK_TIME: {
+			uint64_t sec;
+
+			if (!msr_cli_parse_u64(optarg, &sec) || !sec || sec > 86400)
+				return msr_cli_usage_error("slice", "bad --shrink-time=%s: expected "
+							   "1 to 86400 seconds", optarg);
+			o->shrink_time = (double)sec;
+			break;
+		}
 		case OPT_LOOKBACK:
 			if (!msr_cli_parse_u64(optarg, &o->lookback))
 				return msr_cli_usage_error("slice", "bad --lookback=%s: expected "
@@ -317,8 +334,11 @@ static int involve(struct msr_slice_run *s)
 		if (ref[i]->event > s->last_rel)
 			s->last_rel = ref[i]->event;
 	}
-	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+	for (unsigned t = 0; t < MSR_MAX_STRANDS; t++) {
+		if (s->banned[t] && (int)t != v->strand)
+			s->inv[t] = false;
 		s->nstrands += s->inv[t];
+	}
 	return MSR_OK;
 }
 
@@ -690,6 +710,13 @@ static int write_readme(const struct msr_slice_run *s, struct msr_error *err)
 		"with bytes still unknown there are left out).\n\n",
 		(unsigned long long)s->image_blocks, (unsigned long long)s->P,
 		(unsigned long long)s->l1_blocks_unknown);
+	if (s->nbanned) {
+		fprintf(f, "--shrink left out strand(s):");
+		for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+			if (s->banned[t])
+				fprintf(f, " %u", t);
+		fprintf(f, " (their writes are MEM_SLAMs like any other strand's).\n\n");
+	}
 	if (s->wide)
 		fprintf(f, "A first cut without the stores and fills older than --lookback=%llu\n"
 			"events did not reproduce the violation; this one keeps them.\n\n",
@@ -728,6 +755,47 @@ static int attempt(struct msr_slice_run *s, struct msr_error *err)
 	return write_readme(s, err);
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * --shrink: leave out one kept strand at a time (never the violation's
+ * own) and keep each cut that still reproduces the violation in no more
+ * events; then write the best slice again. Bounded by --shrink-time.
+ */
+static int shrink(struct msr_slice_run *s, struct msr_error *err)
+{
+	bool cand[MSR_MAX_STRANDS] = {false}, wide = s->wide;
+	double end = now_seconds() + s->o->shrink_time;
+	size_t best = s->nmap;
+	int rc;
+
+	memcpy(cand, s->inv, sizeof(cand));
+	for (unsigned t = 0; t < MSR_MAX_STRANDS && now_seconds() < end; t++) {
+		if (!cand[t] || (int)t == s->v.strand)
+			continue;
+		s->banned[t] = true;
+		reset_attempt(s);
+		s->wide = wide;
+		if ((rc = attempt(s, err)))
+			return rc;
+		if (s->reproduced && s->nmap <= best) {
+			best = s->nmap;
+			s->nbanned++;
+		} else {
+			s->banned[t] = false;
+		}
+	}
+	reset_attempt(s);
+	s->wide = wide;
+	return attempt(s, err);
+}
+
 static int run(struct msr_slice_opts *o)
 {
 	struct msr_slice_run *s = calloc(1, sizeof(*s));
@@ -759,6 +827,8 @@ static int run(struct msr_slice_opts *o)
 		if ((rc = attempt(s, &err)))
 			goto out;
 	}
+	if (s->reproduced && o->shrink && (rc = shrink(s, &err)))
+		goto out;
 	ex = s->reproduced ? MSR_EXIT_CLEAN : MSR_EXIT_VIOLATIONS;
 	if (!o->quiet || !s->reproduced)
 		fprintf(stderr, "msync-replay: slice: %zu of %llu events, %u strand(s), "
@@ -781,7 +851,7 @@ out:
 
 int msr_cmd_slice(int argc, char **argv)
 {
-	struct msr_slice_opts o = {.lookback = 1000};
+	struct msr_slice_opts o = {.lookback = 1000, .shrink_time = 60};
 	int rc = parse_args(argc, argv, &o);
 
 	return rc >= 0 ? rc : run(&o);

@@ -85,6 +85,8 @@ struct msr_slice_opts {
 	bool by_fp;
 	uint64_t vnum;
 	uint64_t lookback;
+	bool shrink;
+	double shrink_time;  /* seconds */
 	bool quiet;
 };
 
@@ -120,6 +122,8 @@ struct msr_slice_run {
 	unsigned tpc;               /* threads per core */
 	unsigned banks;             /* L2 banks */
 	bool wide;                  /* second attempt: no --lookback limits */
+	bool banned[MSR_MAX_STRANDS]; /* --shrink: strands left out on purpose */
+	unsigned nbanned;
 	/* everything from here on is per attempt (see reset_attempt) */
 	/* involved strands and range */
 	bool inv[MSR_MAX_STRANDS];

@@ -59,6 +59,30 @@ for kind in load-value store-data bad-bypass store-order lost-inv stale-l1 \
 	ok $? "$kind: check on the slice reports $vkind on strand $vstrand"
 done
 
+# --shrink never makes a slice bigger, and what it keeps still reproduces
+for kind in load-value stale-l1; do
+	"$MSR" slice -q --shrink --shrink-time 20 $kind.trace.zst --steps $kind.steps \
+		--image $kind.img --violation V1 -o $kind.shrunk 2>err.txt
+	rc=$?
+	before=$(events_of $kind.out/nas.trace.zst)
+	after=$(events_of $kind.shrunk/nas.trace.zst)
+	[ "$rc" -eq 0 ] && [ "$after" -le "$before" ] && grep -q '^Reproduced: ' $kind.shrunk/README.txt
+	ok $? "$kind: --shrink reproduces in $after events (without: $before)"
+done
+
+# seed 1: the load-value slice keeps two strands besides the load's own;
+# --shrink finds that neither is needed
+"$GEN" -q -o lv1.trace.zst --steps lv1.steps --image lv1.img --events 200000 \
+	--inject load-value@2000 --seed 1
+"$MSR" slice -q lv1.trace.zst --steps lv1.steps --image lv1.img --violation V1 -o lv1.out
+"$MSR" slice -q --shrink lv1.trace.zst --steps lv1.steps --image lv1.img --violation V1 \
+	-o lv1.shrunk 2>err.txt
+rc=$?
+before=$(events_of lv1.out/nas.trace.zst)
+after=$(events_of lv1.shrunk/nas.trace.zst)
+[ "$rc" -eq 0 ] && [ "$after" -lt "$before" ] && grep -q '^--shrink left out strand' lv1.shrunk/README.txt
+ok $? "seed 1 load-value: --shrink leaves strands out, $before -> $after events"
+
 # the same violation named by fingerprint, and by id through the report
 fp=$(yaml_field stale-l1.report.yaml fingerprint)
 "$MSR" slice -q stale-l1.trace.zst --steps stale-l1.steps --image stale-l1.img \
