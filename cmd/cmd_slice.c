@@ -449,7 +449,7 @@ static int write_image(struct msr_slice_run *s, const struct msr_engine *e, cons
 
 		msr_engine_mem_peek(e, keys[i], d, &known);
 		if (known != 0xff) {
-			s->l1_blocks_unknown++;
+			s->unknown_blocks++;
 			continue;
 		}
 		fprintf(f, "@%llx %02x%02x%02x%02x%02x%02x%02x%02x\n",
@@ -709,7 +709,7 @@ static int write_readme(const struct msr_slice_run *s, struct msr_error *err)
 	fprintf(f, "image.mem holds %llu blocks as of original event %llu (%llu blocks\n"
 		"with bytes still unknown there are left out).\n\n",
 		(unsigned long long)s->image_blocks, (unsigned long long)s->P,
-		(unsigned long long)s->l1_blocks_unknown);
+		(unsigned long long)s->unknown_blocks);
 	if (s->nbanned) {
 		fprintf(f, "--shrink left out strand(s):");
 		for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)

@@ -147,7 +147,7 @@ struct msr_slice_run {
 	struct msr_event slam;
 	uint64_t *map;              /* original index of each slice event */
 	size_t nmap, capmap;
-	uint64_t slams, dma_slams, inv_evicts, dropped, l1_blocks_unknown, image_blocks;
+	uint64_t slams, dma_slams, inv_evicts, dropped, unknown_blocks, image_blocks;
 	/* pass 4 */
 	bool reproduced;
 	uint64_t sviol, sviol_kind[MSR_V_COUNT];
