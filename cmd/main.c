@@ -16,6 +16,8 @@ static const struct {
 	{"dump", msr_cmd_dump, "print a trace as canonical text, one event per line"},
 	{"encode", msr_cmd_encode, "turn canonical text back into the binary message stream"},
 	{"stat", msr_cmd_stat, "count events per message code and per strand"},
+	{"slice", msr_cmd_slice, "cut a small reproducer out of a big dump around one violation"},
+	{"tracediff", msr_cmd_tracediff, "compare two traces per strand; show where they part ways"},
 };
 
 static void usage(FILE *f)

@@ -330,6 +330,30 @@ void msr_engine_get_stats(const struct msr_engine *e,
 
 void msr_engine_destroy(struct msr_engine *e);
 
+/*
+ * Read-only queries between two events (engine/query.c), for tools that
+ * cut traces. What strand `tnum` still has in flight: loads issued and not
+ * retired, store-buffer entries (`unacked` of them not acked yet,
+ * `uncommitted` not committed yet), and its
+ * commits still awaiting ST_INV/ST_UPDATE answers. Popped entries do not
+ * count. Returns MSR_E_USAGE when tnum is out of range.
+ */
+struct msr_strand_inflight {
+	uint64_t loads;
+	uint64_t stores;
+	uint64_t unacked;
+	uint64_t uncommitted; /* store-buffer entries not committed yet */
+	uint64_t fills;       /* L1 misses whose LD_FILL has not come yet */
+	uint64_t answers;
+};
+int msr_engine_strand_inflight(const struct msr_engine *e, unsigned tnum,
+			       struct msr_strand_inflight *out);
+
+/* The memory (L2) image of the 8-byte block at pa8 now: data and the mask
+ * of known bytes (bit 7 = lowest address); unknown bytes read as 0. */
+void msr_engine_mem_peek(const struct msr_engine *e, uint64_t pa8,
+			 uint8_t data[8], uint8_t *known);
+
 /* ------------------------------------------------------------------------ */
 /* Event history (context lines for reports)                                 */
 /* ------------------------------------------------------------------------ */
