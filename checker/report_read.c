@@ -367,6 +367,12 @@ static int rd_violations(struct rd *r)
 
 	if ((rc = rd_next(r, &ev)))
 		return rc;
+	if (ev.type == YAML_SCALAR_EVENT && ev.data.scalar.plain_implicit &&
+	    (!ev.data.scalar.length || !strcmp(ev_text(&ev), "~") ||
+	     !strcmp(ev_text(&ev), "null"))) {
+		yaml_event_delete(&ev); /* `violations:` left empty: none */
+		return MSR_OK;
+	}
 	if (ev.type != YAML_SEQUENCE_START_EVENT) {
 		rc = rd_fail(r, ev.start_mark, "violations: expected a list, got %s",
 			     ev_what(&ev));

@@ -118,6 +118,11 @@ Test(report_read, defaults_without_summary)
 	cr_assert_eq(msr_report_doc_count(d), 0);
 	cr_assert_eq(msr_report_doc_violations(d), 0);
 	msr_report_doc_free(d);
+
+	/* a hand-written baseline may leave the list empty */
+	cr_assert_eq(load_str("violations:\n", &d, &err), MSR_OK);
+	cr_assert_eq(msr_report_doc_count(d), 0);
+	msr_report_doc_free(d);
 }
 
 Test(report_read, errors_name_line_column_and_field)
@@ -127,6 +132,8 @@ Test(report_read, errors_name_line_column_and_field)
 		     "r.yaml:1:1: expected a mapping at the top, got a list");
 	expect_error("tool: x\nsummary: {}\n", MSR_E_FORMAT,
 		     "r.yaml:1:1: no 'violations' list");
+	expect_error("violations: none\n", MSR_E_FORMAT,
+		     "r.yaml:1:13: violations: expected a list, got a scalar");
 	expect_error("violations: {a: 1}\n", MSR_E_FORMAT,
 		     "r.yaml:1:13: violations: expected a list, got a mapping");
 	expect_error("violations:\n- V1\n", MSR_E_FORMAT,
