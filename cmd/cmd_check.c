@@ -351,6 +351,15 @@ static void note_error(struct check_run *run, const struct msr_error *err)
 	run->unusable = true;
 }
 
+static void note_interrupted(struct check_run *run)
+{
+	snprintf(run->sum.stopped, sizeof(run->sum.stopped), "interrupted");
+	snprintf(run->sum.error, sizeof(run->sum.error), "interrupted by signal %d",
+		 (int)check_signal);
+	run->sum.complete = false;
+	run->unusable = true;
+}
+
 /* Feed every event to the history and the engine until the end or a stop. */
 static void replay(struct check_run *run, struct msr_error *err)
 {
@@ -362,10 +371,7 @@ static void replay(struct check_run *run, struct msr_error *err)
 
 	for (;;) {
 		if (check_signal) {
-			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "interrupted");
-			snprintf(run->sum.error, sizeof(run->sum.error),
-				 "interrupted by signal %d", (int)check_signal);
-			run->unusable = true;
+			note_interrupted(run);
 			break;
 		}
 		rc = msr_trace_reader_next(run->rd, &ev, err);
@@ -374,7 +380,11 @@ static void replay(struct check_run *run, struct msr_error *err)
 			break;
 		}
 		if (rc < 0) {
-			note_error(run, err);
+			/* a signal during a blocking read surfaces as a read error */
+			if (check_signal)
+				note_interrupted(run);
+			else
+				note_error(run, err);
 			break;
 		}
 		msr_history_add(run->hist, &ev);
@@ -518,13 +528,17 @@ int msr_cmd_check(int argc, char **argv)
 	}
 	msr_report_set_filter(run.rep, &filter);
 	run.sum.tso = !run.o.no_tso;
+	check_signal = 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if ((rc = setup_pipeline(&run, &err)))
-		note_error(&run, &err);
-	else {
+	if ((rc = setup_pipeline(&run, &err))) {
+		if (check_signal)
+			note_interrupted(&run);
+		else
+			note_error(&run, &err);
+	} else {
 		replay(&run, &err);
 		finish(&run, &err);
 	}
@@ -540,6 +554,8 @@ int msr_cmd_check(int argc, char **argv)
 		code = run.o.bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
 	else
 		code = msr_report_shown(run.rep) ? MSR_EXIT_VIOLATIONS : MSR_EXIT_CLEAN;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 out:
 	teardown(&run);
 	return code;

@@ -50,6 +50,7 @@ struct dump_opts {
 	unsigned tnum;
 	uint64_t pa, pa_mask;
 	uint64_t from, count;
+	bool has_count;
 	unsigned cores, threads;
 };
 
@@ -116,6 +117,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			if (!msr_cli_parse_u64(optarg, &o->count))
 				return msr_cli_usage_error("dump", "bad --count=%s: expected a "
 							   "number of events", optarg);
+			o->has_count = true;
 			break;
 		case MSR_OPT_CORES:
 			if (!msr_cli_trace_size("dump", "--cores", optarg, 32, &o->cores))
@@ -166,7 +168,8 @@ static int run(const struct dump_opts *o)
 	struct msr_trace_writer *w = NULL;
 	struct msr_error err = MSR_ERROR_INIT, err2 = MSR_ERROR_INIT;
 	struct msr_event ev;
-	uint64_t end = o->count && o->from + o->count > o->from ? o->from + o->count : UINT64_MAX;
+	uint64_t end = o->has_count && o->from + o->count >= o->from ? o->from + o->count
+								     : UINT64_MAX;
 	int rd_tid = -1;
 	int rc;
 

@@ -29,10 +29,10 @@
 
 /* Where one byte's current value came from (feeds msr_rf). */
 struct msr_src {
-	uint64_t co;     /* COMMIT: commit number */
-	uint64_t sseq;   /* COMMIT / BYPASS: store entry */
-	uint8_t strand;
-	uint8_t kind;    /* enum msr_rf_kind */
+	uint64_t co;            /* COMMIT: commit number */
+	uint64_t sseq : 48;     /* COMMIT / BYPASS: store entry */
+	uint64_t strand : 8;
+	uint64_t kind : 8;      /* enum msr_rf_kind */
 };
 
 /* Load entry flags */
@@ -49,6 +49,7 @@ struct ld_ent {
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
 	uint64_t issue_event, data_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, data_ts;
 	uint32_t l1_fill_ts;  /* L1 hit: when the piece it read was filled */
 	uint8_t itype, dsrc, flags;
@@ -75,6 +76,7 @@ struct st_ent {
 	uint64_t co;
 	uint64_t iseq, pc;
 	uint64_t issue_event, commit_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, commit_ts;
 	uint8_t data[8];
 	uint8_t bmask, itype, flags, commit_mask;
@@ -115,6 +117,7 @@ struct mab_ent {
 	uint8_t strand;
 	uint8_t mask;     /* commit bmask */
 	uint8_t rmo, atomic, known; /* known: bytes of data[] known */
+	uint8_t pend_held; /* counted in its block's pend[] (answers due) */
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
@@ -144,6 +147,7 @@ struct l1_piece {
 struct page {
 	uint8_t data[MSR_PAGE_SIZE];
 	uint8_t known[MSR_PAGE_SIZE / 8]; /* bit i%8 of byte i/8 */
+	uint32_t blk[MSR_PAGE_SIZE / 8];  /* struct blk pool index + 1, 0 = none */
 };
 
 /* One entry of the bounded commit history (slot = co & (N - 1)). */
@@ -168,8 +172,9 @@ struct msr_engine {
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;
-	struct msr_map blk_map;    /* pa8 -> pool index */
-	struct msr_pool blks;
+	uint64_t last_pn;          /* one-entry cache of the page lookup */
+	uint32_t last_page;        /* UINT32_MAX = empty */
+	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
 	struct msr_pool l1;
 	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
@@ -177,7 +182,9 @@ struct msr_engine {
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */
 
-	const struct msr_event *ev; /* event being applied */
+	const struct msr_event *ev; /* event being applied (or `where`) */
+	struct msr_event where;    /* position reported for end-of-input findings */
+	uint64_t last_index, last_offset;
 	uint32_t last_ts;
 	struct msr_engine_stats st;
 	int nomem;                 /* an allocation failed during apply */
@@ -195,6 +202,9 @@ void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
 		    uint64_t iseq, uint64_t pa, unsigned size, const char *fmt,
 		    ...) __attribute__((format(printf, 7, 8)));
 uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum);
+/* Report later findings as found at this event (end-of-input leftovers). */
+void msr_eng_where(struct msr_engine *e, uint64_t index, uint64_t offset,
+		   uint32_t ts);
 void msr_eng_store_ref(struct msr_engine *e, const struct msr_src *s,
 		       struct msr_store_ref *ref);
 void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
@@ -237,6 +247,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 /* mab.c */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
+/* A commit got its last answer: back-door writes may land over it now. */
+void msr_mab_answered(struct msr_engine *e, struct mab_ent *m);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev);

@@ -24,6 +24,16 @@ uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum)
 	return s ? s->executed + 1 : 0;
 }
 
+void msr_eng_where(struct msr_engine *e, uint64_t index, uint64_t offset,
+		   uint32_t ts)
+{
+	memset(&e->where, 0, sizeof(e->where));
+	e->where.index = index;
+	e->where.offset = offset;
+	e->where.ts = ts;
+	e->ev = &e->where;
+}
+
 void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n)
 {
 	static const char dig[] = "0123456789abcdef";
@@ -49,10 +59,8 @@ void msr_eng_viol_init(struct msr_engine *e, struct msr_violation *v,
 	v->kind = kind;
 	v->strand = strand;
 	v->core = strand >= 0 ? strand / (int)e->tpc : -1;
-	if (strand >= 0 && (unsigned)strand < e->nstrands) {
+	if (strand >= 0 && (unsigned)strand < e->nstrands)
 		v->iseq = e->strands[strand].executed + 1;
-		v->pc = e->strands[strand].last_pc;
-	}
 	if (ev) {
 		v->ts = ev->code == MSR_SSTEP || ev->code == MSR_LD_POP ||
 				ev->code == MSR_ST_POP || ev->code == MSR_MEM_CHECK
@@ -89,6 +97,12 @@ void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
 	msr_eng_viol_init(e, &v, kind, strand);
 	if (iseq)
 		v.iseq = iseq;
+	/* the pc is known for the instruction the current step executes */
+	if (strand >= 0 && (unsigned)strand < e->nstrands &&
+	    v.iseq == e->strands[strand].executed)
+		v.pc = e->strands[strand].last_pc;
+	if (kind == MSR_V_UNMATCHED_EVICT_INV && e->ev)
+		v.core = e->ev->cid;
 	v.pa = pa;
 	v.size = size;
 	va_start(ap, fmt);
@@ -251,6 +265,8 @@ int msr_engine_apply(struct msr_engine *e, const struct msr_event *ev,
 	int rc = MSR_OK;
 
 	e->ev = ev;
+	e->last_index = ev->index;
+	e->last_offset = ev->offset;
 	e->st.events++;
 	if (has_ts(ev->code))
 		e->last_ts = ev->ts;
@@ -330,7 +346,7 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 {
 	if (!complete)
 		return MSR_OK;
-	e->ev = NULL;
+	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	msr_mab_leftovers(e);
 	for (unsigned t = 0; t < e->nstrands; t++) {
 		struct strand *s = &e->strands[t];
@@ -339,8 +355,11 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 		msr_eng_strand_leftovers(e, t);
 		if (!e->have_steps || !e->steps.remaining)
 			continue;
-		if (e->steps.remaining(e->steps.ctx, t, &left, err) < 0)
+		if (e->steps.remaining(e->steps.ctx, t, &left, err) < 0) {
+			e->ev = NULL;
 			return err ? err->status : MSR_E_INTERNAL;
+		}
+		msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 		if (left)
 			msr_eng_report(e, MSR_V_STEP_LOG_LONG, (int)t,
 				       s->executed + 1, 0, 0,
@@ -348,6 +367,7 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 				       t, (unsigned long long)left,
 				       (unsigned long long)s->executed);
 	}
+	e->ev = NULL;
 	return e->nomem ? msr_error_set(err, MSR_E_NOMEM, "engine", NULL,
 					"out of memory at the end of input")
 			: MSR_OK;

@@ -28,9 +28,11 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 {
 	while (s->ld.head < s->ld.tail) {
 		struct ld_ent *le = msr_ring_at(&s->ld, s->ld.head);
+		/* a strand whose step log ran out executes nothing more */
 		bool done = (le->flags & LDF_POPPED) ||
 			((le->flags & LDF_DATA) &&
-			 ((le->flags & LDF_EXEC) || !e->have_steps));
+			 ((le->flags & LDF_EXEC) || !e->have_steps ||
+			  s->short_reported));
 
 		if (!done)
 			break;
@@ -136,6 +138,7 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		le->acc = (uint8_t)acc;
 		le->mask = acc >= 8 ? 0xff : byte_mask(le->pa & 7, acc);
 		le->issue_event = ev->index;
+		le->issue_offset = ev->offset;
 		le->issue_ts = ev->ts;
 		if (io)
 			le->flags |= LDF_IO;

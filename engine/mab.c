@@ -50,6 +50,20 @@ static void mab_leftover(struct msr_engine *e, const struct mab_ent *m,
 	}
 }
 
+void msr_mab_answered(struct msr_engine *e, struct mab_ent *m)
+{
+	struct blk *b;
+
+	if (!m->pend_held)
+		return;
+	m->pend_held = 0;
+	b = msr_mem_blk(e, m->pa, false);
+	if (b)
+		for (unsigned i = 0; i < 8; i++)
+			if ((m->mask & (0x80u >> i)) && b->pend[i])
+				b->pend[i]--;
+}
+
 void msr_mab_retire(struct msr_engine *e)
 {
 	while (e->mab.head < e->mab.tail) {
@@ -57,15 +71,11 @@ void msr_mab_retire(struct msr_engine *e)
 
 		if (m->await)
 			break;
+		msr_mab_answered(e, m);
 		if (m->type == MAB_COMMIT && m->sseq) {
 			struct strand *s = &e->strands[m->strand];
 			struct st_ent *se = msr_ring_at(&s->st, m->sseq);
-			struct blk *b = msr_mem_blk(e, m->pa, false);
 
-			if (b)
-				for (unsigned i = 0; i < 8; i++)
-					if ((m->mask & (0x80u >> i)) && b->pend[i])
-						b->pend[i]--;
 			if (se) {
 				se->flags |= STF_CRETIRED;
 				msr_eng_st_retire(e, s);
@@ -89,6 +99,7 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 				 (unsigned long long)e->mab_window);
 			mab_leftover(e, m, why);
 			m->await = 0;
+			msr_mab_answered(e, m);
 		}
 		msr_mab_retire(e);
 	}
@@ -106,9 +117,12 @@ void msr_mab_leftovers(struct msr_engine *e)
 	for (uint64_t q = e->mab.head; q < e->mab.tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab, q);
 
-		if (m->await)
-			mab_leftover(e, m, " before the trace ended");
+		if (!m->await)
+			continue;
+		msr_eng_where(e, m->event, m->offset, m->ts);
+		mab_leftover(e, m, " before the trace ended");
 	}
+	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	for (size_t i = 0; i < e->dma_map.cap; i++) {
 		uint64_t k = e->dma_map.keys[i];
 
@@ -117,6 +131,19 @@ void msr_mab_leftovers(struct msr_engine *e)
 		msr_eng_report(e, MSR_V_LEFTOVER, -1, 0, k, 16,
 			       "%u DMA write(s) with inv=1 to 0x%llx were never followed by the EVICT of that 16-byte piece",
 			       e->dma_map.vals[i], (unsigned long long)k);
+	}
+}
+
+/* Drop answered (or force-retired) EVICTs from the front of a bank FIFO. */
+static void bank_trim(struct msr_engine *e, struct msr_ring *r)
+{
+	while (r->head < r->tail) {
+		struct mab_ent *m = msr_ring_at(&e->mab,
+						*(uint64_t *)msr_ring_at(r, r->head));
+
+		if (m && m->await)
+			break;
+		r->head++;
 	}
 }
 
@@ -139,11 +166,14 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m->pa = pa;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	bq = msr_ring_push(&e->banks[bank]);
-	if (bq)
-		*bq = mseq;
-	else
-		e->nomem = 1;
+	if (m->await) {
+		bank_trim(e, &e->banks[bank]);
+		bq = msr_ring_push(&e->banks[bank]);
+		if (bq)
+			*bq = mseq;
+		else
+			e->nomem = 1;
+	}
 	msr_mab_retire(e);
 }
 
@@ -155,14 +185,7 @@ void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 	if (core >= e->cfg.cores || bank >= e->cfg.l2_banks)
 		goto unmatched;
 	r = &e->banks[bank];
-	while (r->head < r->tail) { /* drop answered EVICTs from the front */
-		struct mab_ent *m = msr_ring_at(&e->mab,
-						*(uint64_t *)msr_ring_at(r, r->head));
-
-		if (m && m->await)
-			break;
-		r->head++;
-	}
+	bank_trim(e, r);
 	for (uint64_t q = r->head; q < r->tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab,
 						*(uint64_t *)msr_ring_at(r, q));
@@ -208,11 +231,23 @@ void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};
-	uint8_t d[8];
+	static const struct msr_src init = {0, 0, 0, MSR_RF_INIT};
+	uint64_t pa8 = ev->pa & ~7ULL;
+	uint8_t d[8], cur[8], known, fresh = 0;
+	struct msr_src src[8];
 
-	/* back-door memory write: commits not yet retired stay on top */
+	/*
+	 * Back-door memory write: commits not yet retired stay on top. Bytes
+	 * no store has written yet get their initial value this way (co 0);
+	 * overwriting a stored byte is outside the commit order, like DMA.
+	 */
 	data_bytes(ev->data, d);
-	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma, true);
+	msr_mem_read(e, pa8, cur, &known, src);
+	for (unsigned i = 0; i < 8; i++)
+		if (src[i].kind == MSR_RF_INIT)
+			fresh |= (uint8_t)(0x80u >> i);
+	msr_mem_write(e, pa8, d, ev->bmask & fresh, &init, true);
+	msr_mem_write(e, pa8, d, ev->bmask & (uint8_t)~fresh, &dma, true);
 }
 
 void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev)

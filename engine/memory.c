@@ -21,8 +21,8 @@ int msr_mem_init(struct msr_engine *e)
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
 	msr_pool_init(&e->l1, sizeof(struct l1_piece));
+	e->last_page = UINT32_MAX;
 	if (msr_map_init(&e->pages_map, 64) < 0 ||
-	    msr_map_init(&e->blk_map, 1024) < 0 ||
 	    msr_map_init(&e->l1_map, 1024) < 0 ||
 	    msr_map_init(&e->dma_map, 16) < 0)
 		return -1;
@@ -33,7 +33,6 @@ int msr_mem_init(struct msr_engine *e)
 void msr_mem_release(struct msr_engine *e)
 {
 	msr_map_release(&e->pages_map);
-	msr_map_release(&e->blk_map);
 	msr_map_release(&e->l1_map);
 	msr_map_release(&e->dma_map);
 	msr_pool_release(&e->pages);
@@ -46,35 +45,45 @@ void msr_mem_release(struct msr_engine *e)
 static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
 {
 	uint64_t pn = pa >> MSR_PAGE_SHIFT;
-	uint32_t *v = msr_map_get(&e->pages_map, pn);
-	uint32_t idx;
+	uint32_t *v, idx;
 
-	if (v)
-		return msr_pool_at(&e->pages, *v);
-	if (!create)
-		return NULL;
-	idx = msr_pool_alloc(&e->pages);
-	if (idx == UINT32_MAX || msr_map_put(&e->pages_map, pn, idx) < 0) {
-		e->nomem = 1;
-		return NULL;
+	if (e->last_page != UINT32_MAX && e->last_pn == pn)
+		return msr_pool_at(&e->pages, e->last_page);
+	v = msr_map_get(&e->pages_map, pn);
+	if (v) {
+		idx = *v;
+	} else {
+		if (!create)
+			return NULL;
+		idx = msr_pool_alloc(&e->pages);
+		if (idx == UINT32_MAX || msr_map_put(&e->pages_map, pn, idx) < 0) {
+			e->nomem = 1;
+			return NULL;
+		}
 	}
+	e->last_pn = pn;
+	e->last_page = idx;
 	return msr_pool_at(&e->pages, idx);
 }
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
-	uint32_t *v = msr_map_get(&e->blk_map, pa8);
+	struct page *p = page_get(e, pa8, create);
+	unsigned slot = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8;
 	uint32_t idx;
 
-	if (v)
-		return msr_pool_at(&e->blks, *v);
+	if (!p)
+		return NULL;
+	if (p->blk[slot])
+		return msr_pool_at(&e->blks, p->blk[slot] - 1);
 	if (!create)
 		return NULL;
 	idx = msr_pool_alloc(&e->blks);
-	if (idx == UINT32_MAX || msr_map_put(&e->blk_map, pa8, idx) < 0) {
+	if (idx == UINT32_MAX) {
 		e->nomem = 1;
 		return NULL;
 	}
+	p->blk[slot] = idx + 1;
 	return msr_pool_at(&e->blks, idx);
 }
 
@@ -82,19 +91,20 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		  uint8_t *known, struct msr_src src[8])
 {
 	struct page *p = page_get(e, pa8, false);
-	struct blk *b = msr_mem_blk(e, pa8, false);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 
-	if (p) {
-		memcpy(data, p->data + off, 8);
-		/* 8-aligned blocks own exactly one byte of the known bitmap */
-		*known = p->known[off / 8];
-	} else {
+	if (!p) {
 		memset(data, 0, 8);
 		*known = 0;
+		memset(src, 0, 8 * sizeof(*src));
+		return;
 	}
-	if (b)
-		memcpy(src, b->src, sizeof(b->src));
+	memcpy(data, p->data + off, 8);
+	/* 8-aligned blocks own exactly one byte of the known bitmap */
+	*known = p->known[off / 8];
+	if (p->blk[off / 8])
+		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
+				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
 	else
 		memset(src, 0, 8 * sizeof(*src));
 }

@@ -83,7 +83,7 @@ void msr_config_default(struct msr_config *cfg)
 	cfg->l2_banks = 8;
 	cfg->context_len = 16;
 	cfg->max_violations = 0;
-	cfg->step_lookahead = 1u << 20;
-	cfg->max_inflight = 65536;
+	cfg->step_lookahead = (size_t)1 << 20;
+	cfg->max_inflight = (size_t)1 << 16;
 	cfg->mab_window = MSR_DEFAULT_MAB_WINDOW;
 }

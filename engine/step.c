@@ -455,16 +455,52 @@ static void report_store_data(struct msr_engine *e, unsigned t, uint64_t iseq,
 			  (unsigned long long)ent[0]->pa, ent[0]->bmask, why);
 }
 
-/* Check one store step against the strand's oldest store group. */
-static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
-		   const struct msr_step *st, struct msr_op *op, bool atomic)
+/* Why the store group differs from the step, or NULL when it matches. */
+static const char *st_compare(const struct msr_step *st, struct st_ent **ent,
+			      unsigned n, bool atomic)
+{
+	bool has_st = (st->has & MSR_STEP_HAS_ST) != 0;
+	unsigned want_n = st->op == MSR_STEP_STBLK ? 8 : 1;
+
+	if (n != want_n)
+		return "the RTL issued a different number of 8-byte pieces";
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t pa8 = want_n == 8 ? (st->pa & ~63ULL) + 8 * k
+					   : st->pa & ~7ULL;
+		unsigned sz = want_n == 8 ? 8 : (st->size ? st->size : st->st_len);
+		uint8_t mask = want_n == 8 ? 0xff : byte_mask(st->pa & 7, sz);
+
+		if ((ent[k]->pa & ~7ULL) != pa8)
+			return "different address";
+		if (ent[k]->bmask != mask)
+			return "different byte mask";
+		for (unsigned i = 0; has_st && i < 8; i++) {
+			unsigned p = want_n == 8 ? 8 * k + i
+						 : i - (unsigned)(st->pa & 7);
+
+			if ((mask & (0x80u >> i)) && p < st->st_len &&
+			    ent[k]->data[i] != st->st[p])
+				return "different data";
+		}
+	}
+	if (atomic && (ent[0]->flags & STF_COMMITTED)) {
+		if (!has_st && ent[0]->commit_mask)
+			return "the ISS failed the compare-and-swap but the commit wrote";
+		if (has_st && !ent[0]->commit_mask)
+			return "the ISS wrote but the commit wrote nothing (failed compare-and-swap)";
+	}
+	return NULL;
+}
+
+/* The strand's oldest unexecuted store group of the step's kind, or NULL
+ * (reported as a step-kind mismatch). */
+static struct st_ent *st_gather(struct msr_engine *e, unsigned t,
+				uint64_t iseq, const struct msr_step *st,
+				bool atomic, struct st_ent **ent, unsigned *n)
 {
 	struct strand *s = &e->strands[t];
-	struct st_ent *ent[8], *se;
+	struct st_ent *se;
 	uint64_t q;
-	unsigned n, want_n;
-	const char *why = NULL;
-	bool has_st = (st->has & MSR_STEP_HAS_ST) != 0;
 
 	while (s->st_exec_cur < s->st.tail) {
 		se = msr_ring_at(&s->st, s->st_exec_cur);
@@ -475,17 +511,18 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 	q = s->st_exec_cur;
 	se = msr_ring_at(&s->st, q);
 	if (!se) {
+		bool ld = has_unexecuted_load(s) && !atomic;
+
 		kind_mismatch(e, t, iseq, st,
-			      has_unexecuted_load(s) && !atomic
-				? "the strand's oldest issued instruction is a load, not a store"
-				: "the strand has no issued store");
-		return false;
+			      ld ? "the strand's oldest issued instruction is a load, not a store"
+				 : "the strand has no issued store");
+		return NULL;
 	}
-	n = se->nent ? se->nent : 1;
-	for (unsigned k = 0; k < n; k++) {
+	*n = se->nent ? se->nent : 1;
+	for (unsigned k = 0; k < *n; k++) {
 		ent[k] = msr_ring_at(&s->st, q + k);
 		if (!ent[k] || ent[k]->group != q) {
-			n = k;
+			*n = k;
 			break;
 		}
 	}
@@ -495,46 +532,32 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 		snprintf(what, sizeof(what),
 			 "the strand's oldest issued store is a %s", itname(se->itype));
 		kind_mismatch(e, t, iseq, st, what);
-		for (unsigned k = 0; k < n; k++) {
+		for (unsigned k = 0; k < *n; k++) {
 			ent[k]->flags |= STF_EXEC;
 			ent[k]->iseq = iseq;
 		}
 		msr_eng_st_retire(e, s);
+		return NULL;
+	}
+	return se;
+}
+
+/* Check one store step against the strand's oldest store group. */
+static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
+		   const struct msr_step *st, struct msr_op *op, bool atomic)
+{
+	struct st_ent *ent[8], *se;
+	unsigned n = 0;
+	const char *why;
+
+	se = st_gather(e, t, iseq, st, atomic, ent, &n);
+	if (!se)
 		return false;
-	}
-	want_n = st->op == MSR_STEP_STBLK ? 8 : 1;
-	if (n != want_n)
-		why = "the RTL issued a different number of 8-byte pieces";
-	for (unsigned k = 0; k < n && !why; k++) {
-		uint64_t pa8 = want_n == 8 ? (st->pa & ~63ULL) + 8 * k
-					   : st->pa & ~7ULL;
-		unsigned sz = want_n == 8 ? 8 : (st->size ? st->size : st->st_len);
-		uint8_t mask = want_n == 8 ? 0xff : byte_mask(st->pa & 7, sz);
-
-		if ((ent[k]->pa & ~7ULL) != pa8)
-			why = "different address";
-		else if (ent[k]->bmask != mask)
-			why = "different byte mask";
-		else if (has_st)
-			for (unsigned i = 0; i < 8 && !why; i++) {
-				unsigned p = want_n == 8 ? 8 * k + i
-							 : i - (unsigned)(st->pa & 7);
-
-				if ((mask & (0x80u >> i)) && p < st->st_len &&
-				    ent[k]->data[i] != st->st[p])
-					why = "different data";
-			}
-	}
-	if (!why && atomic && (se->flags & STF_COMMITTED)) {
-		if (!has_st && se->commit_mask)
-			why = "the ISS failed the compare-and-swap but the commit wrote";
-		else if (has_st && !se->commit_mask)
-			why = "the ISS wrote but the commit wrote nothing (failed compare-and-swap)";
-	}
+	why = st_compare(st, ent, n, atomic);
 	if (why)
 		report_store_data(e, t, iseq, st, ent, n, why);
 	op->rmo = (se->flags & STF_RMO) != 0;
-	op->store_failed = atomic && !has_st;
+	op->store_failed = atomic && !(st->has & MSR_STEP_HAS_ST);
 	for (unsigned k = 0; k < n; k++) {
 		struct msr_op_block *b = &op->blk[k];
 		struct chist *h;
@@ -550,14 +573,14 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 			b->mask = ent[k]->bmask;
 		}
 		memcpy(b->store, ent[k]->data, 8);
-		b->sseq = q + k;
+		b->sseq = ent[0]->group + k;
 	}
 	if (!atomic) {
 		op->nblocks = (uint8_t)n;
 		op->pa = n == 8 ? ent[0]->pa & ~63ULL : ent[0]->pa;
 		op->size = (uint8_t)(n == 8 ? 64 : __builtin_popcount(se->bmask));
 	}
-	msr_eng_st_retire(e, s);
+	msr_eng_st_retire(e, &e->strands[t]);
 	return true;
 }
 
@@ -597,6 +620,7 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	if (!e->have_steps)
 		return MSR_OK;
 	memset(&st, 0, sizeof(st));
+	s->last_pc = 0;
 	rc = e->steps.next(e->steps.ctx, t, &st, err);
 	if (rc < 0)
 		return rc;
@@ -676,14 +700,16 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "never got its data";
 		else if (exec && !(le->flags & LDF_EXEC))
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       le->flags & LDF_EXEC ? le->iseq : 0,
-				       le->pa, le->acc,
-				       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       t, (unsigned long long)le->pa,
-				       le->issue_ts,
-				       (unsigned long long)le->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, le->issue_event, le->issue_offset, le->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       le->flags & LDF_EXEC ? le->iseq : 0,
+			       le->pa, le->acc,
+			       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       t, (unsigned long long)le->pa,
+			       le->issue_ts,
+			       (unsigned long long)le->issue_event, why);
 	}
 	for (uint64_t q = s->st.head; q < s->st.tail; q++) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
@@ -697,13 +723,15 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "was never acknowledged";
 		else if (exec && !(se->flags & STF_EXEC) && se->group == q)
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       se->flags & STF_EXEC ? se->iseq : 0,
-				       se->pa, 8,
-				       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       (unsigned long long)q, t,
-				       (unsigned long long)se->pa, se->issue_ts,
-				       (unsigned long long)se->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, se->issue_event, se->issue_offset, se->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       se->flags & STF_EXEC ? se->iseq : 0,
+			       se->pa, 8,
+			       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       (unsigned long long)q, t,
+			       (unsigned long long)se->pa, se->issue_ts,
+			       (unsigned long long)se->issue_event, why);
 	}
 }

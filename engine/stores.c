@@ -20,7 +20,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 		unsigned need = STF_COMMITTED | STF_ACKED | STF_CRETIRED;
 		bool done = (se->flags & STF_POPPED) ||
 			((se->flags & need) == need &&
-			 ((se->flags & STF_EXEC) || !e->have_steps));
+			 ((se->flags & STF_EXEC) || !e->have_steps ||
+			  s->short_reported));
 
 		if (!done)
 			break;
@@ -61,8 +62,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	struct strand *s = &e->strands[t];
 	struct st_ent *prev = s->st_live_tail > s->st.head
 		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
-	struct st_ent *first = NULL, *se;
-	uint64_t seq;
+	struct st_ent *first, *se;
+	uint64_t seq, gseq = 0;
 
 	/* the ST_ISSUEs of one block store form one group (for ST_POP) */
 	if (prev && ev->itype == MSR_IT_BLOCK_STORE &&
@@ -70,21 +71,20 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	    !(prev->flags & (STF_EXEC | STF_POPPED)) &&
 	    (prev->pa & ~63ULL) == (ev->pa & ~63ULL)) {
 		first = msr_ring_at(&s->st, prev->group);
-		if (first && first->nent >= 8)
-			first = NULL;
+		if (first && first->nent < 8)
+			gseq = prev->group;
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
-	se = msr_ring_push(&s->st);
+	se = msr_ring_push(&s->st); /* may move the ring: no pointers kept */
 	if (!se) {
 		e->nomem = 1;
 		return;
 	}
 	seq = s->st.tail - 1;
-	if (first && !msr_ring_at(&s->st, first->group))
-		first = NULL;
+	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
 	if (first) {
-		se->group = first->group;
+		se->group = gseq;
 		first->nent++;
 	} else {
 		se->group = seq;
@@ -100,8 +100,22 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
 		se->flags |= STF_RMO;
 	se->issue_event = ev->index;
+	se->issue_offset = ev->offset;
 	se->issue_ts = ev->ts;
 	s->st_live_tail = s->st.tail;
+}
+
+/* Drop answered (or force-retired) commits from the front of the ring. */
+static void pcommit_trim(struct msr_engine *e, struct strand *s)
+{
+	while (s->pcommit.head < s->pcommit.tail) {
+		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
+		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+
+		if (m && m->await)
+			break;
+		s->pcommit.head++;
+	}
 }
 
 static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
@@ -122,27 +136,28 @@ static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */
 static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
-			const struct st_ent *se, const struct msr_src *src)
+			const struct st_ent *se, const struct msr_src *src,
+			uint8_t *zeroed)
 {
 	uint64_t pa8 = ev->pa & ~7ULL;
 	uint8_t wmask = ev->bmask & se->bmask;
 	static const uint8_t zero[8];
-	struct blk *b;
 
 	msr_mem_write(e, pa8, se->data, wmask, src, false);
-	b = msr_mem_blk(e, pa8, true);
-	if (b)
-		for (unsigned i = 0; i < 8; i++)
-			if (wmask & (0x80u >> i))
-				b->pend[i]++;
 	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
-		/* an L2 miss of a block-init store zeroes the rest of the line */
+		/*
+		 * An L2 miss of a block-init store zeroes the rest of the line.
+		 * In its own block the zeroes belong to the commit; in the other
+		 * blocks they are outside that block's commit order (like DMA).
+		 */
+		static const struct msr_src side = {0, 0, 0, MSR_RF_DMA};
 		uint64_t l2 = pa8 & ~(uint64_t)(e->cfg.l2_line - 1);
 
 		for (uint64_t a = l2; a < l2 + e->cfg.l2_line; a += 8)
 			msr_mem_write(e, a, zero,
-				      a == pa8 ? (uint8_t)~wmask : 0xff, src,
-				      false);
+				      a == pa8 ? (uint8_t)~wmask : 0xff,
+				      a == pa8 ? src : &side, false);
+		*zeroed = (uint8_t)~wmask;
 	}
 	return wmask;
 }
@@ -170,15 +185,22 @@ static void st_unmatched_commit(struct msr_engine *e,
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	uint64_t *pc = msr_ring_push(&e->strands[t].pcommit);
-	if (pc)
-		*pc = mseq;
+	if (m->await) {
+		uint64_t *pc;
+
+		pcommit_trim(e, &e->strands[t]);
+		pc = msr_ring_push(&e->strands[t].pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
 	msr_mab_retire(e);
 }
 
 static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 			   const struct st_ent *se, uint64_t sseq,
-			   const struct mab_ent *m)
+			   const struct mab_ent *m, uint8_t zeroed)
 {
 	struct msr_commit c;
 
@@ -190,13 +212,34 @@ static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 	c.sseq = sseq;
 	c.iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
 	c.pa8 = m->pa;
-	c.mask = m->mask;
+	c.mask = m->mask | zeroed; /* block-init zeroes count as written */
 	memcpy(c.data, m->data, 8);
 	c.rmo = (se->flags & STF_RMO) != 0;
 	c.atomic = se->itype == MSR_IT_ATOMIC;
 	c.ts = ev->ts;
 	c.event = ev->index;
 	e->sink.commit(e->sink.ctx, &c);
+}
+
+/* Enter the commit in the bounded history and its block's chain. */
+static void st_record(struct msr_engine *e, const struct mab_ent *m,
+		      const struct st_ent *se, uint8_t zeroed, struct blk *b)
+{
+	struct chist *h = &e->hist[m->co & (MSR_COMMIT_HISTORY - 1)];
+
+	memset(h, 0, sizeof(*h));
+	h->co = m->co;
+	h->sseq = m->sseq;
+	h->iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
+	h->prev_co = b ? b->last_co : 0;
+	h->pa8 = m->pa;
+	h->event = m->event;
+	h->ts = m->ts;
+	h->strand = m->strand;
+	h->mask = m->mask | zeroed;
+	memcpy(h->data, m->data, 8);
+	if (b)
+		b->last_co = m->co;
 }
 
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
@@ -207,9 +250,9 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	struct st_ent *se = st_find_uncommitted(s, pa8, &sseq);
 	struct msr_src src;
 	struct mab_ent *m;
-	struct chist *h;
 	struct blk *b;
 	uint64_t *pc;
+	uint8_t zeroed = 0;
 
 	if (!se) {
 		st_unmatched_commit(e, ev, co);
@@ -235,38 +278,35 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	m->type = MAB_COMMIT;
 	m->strand = (uint8_t)t;
-	m->mask = st_apply(e, ev, se, &src);
+	m->mask = st_apply(e, ev, se, &src, &zeroed);
 	m->rmo = (se->flags & STF_RMO) != 0;
 	m->atomic = se->itype == MSR_IT_ATOMIC;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;
 	m->pa = pa8;
 	m->sseq = sseq;
+	b = msr_mem_blk(e, pa8, true);
+	if (b && m->await) {
+		/* until every core answered, MEM_SLAM stays under these bytes */
+		for (unsigned i = 0; i < 8; i++)
+			if (m->mask & (0x80u >> i))
+				b->pend[i]++;
+		m->pend_held = 1;
+	}
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
 	msr_mem_read(e, pa8, m->data, &m->known, m->src);
-	b = msr_mem_blk(e, pa8, true);
-	h = &e->hist[co & (MSR_COMMIT_HISTORY - 1)];
-	memset(h, 0, sizeof(*h));
-	h->co = co;
-	h->sseq = sseq;
-	h->iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
-	h->prev_co = b ? b->last_co : 0;
-	h->pa8 = pa8;
-	h->event = ev->index;
-	h->ts = ev->ts;
-	h->strand = (uint8_t)t;
-	h->mask = m->mask;
-	memcpy(h->data, m->data, 8);
-	if (b)
-		b->last_co = co;
-	pc = msr_ring_push(&s->pcommit);
-	if (pc)
-		*pc = mseq;
-	else
-		e->nomem = 1;
-	st_emit_commit(e, ev, se, sseq, m);
+	st_record(e, m, se, zeroed, b);
+	if (m->await) {
+		pcommit_trim(e, s);
+		pc = msr_ring_push(&s->pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
+	st_emit_commit(e, ev, se, sseq, m, zeroed);
 	while (s->st_commit_cur < s->st.tail) {
 		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
 
@@ -319,14 +359,7 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 {
 	uint64_t lmask = ~(uint64_t)(e->line - 1);
 
-	while (s->pcommit.head < s->pcommit.tail) {
-		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
-		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
-
-		if (m && m->await)
-			break;
-		s->pcommit.head++;
-	}
+	pcommit_trim(e, s);
 	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
 		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
 		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
@@ -335,6 +368,21 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 			return m;
 	}
 	return NULL;
+}
+
+/* The own core's L1 copy of the block takes the committed bytes. */
+static void st_update_l1(struct msr_engine *e, unsigned core,
+			 const struct mab_ent *m, const struct msr_event *ev)
+{
+	struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
+
+	if (p) {
+		memcpy(p->data, m->data, 8);
+		memcpy(p->src, m->src, sizeof(p->src));
+		p->known = m->known;
+		p->fill_event = ev->index;
+		p->fill_ts = ev->ts;
+	}
 }
 
 void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
@@ -359,19 +407,12 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		return;
 	}
 	m->await &= ~(1u << core);
-	if (update) {
-		struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
-
-		if (p) {
-			memcpy(p->data, m->data, 8);
-			memcpy(p->src, m->src, sizeof(p->src));
-			p->known = m->known;
-			p->fill_event = ev->index;
-			p->fill_ts = ev->ts;
-		}
-	}
-	if (!m->await)
+	if (update)
+		st_update_l1(e, core, m, ev);
+	if (!m->await) {
+		msr_mab_answered(e, m);
 		msr_mab_retire(e);
+	}
 }
 
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)

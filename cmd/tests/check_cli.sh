@@ -105,4 +105,19 @@ expect_rc "report replaces an existing file" 1 "$MSR" check "$LV" --steps "$LVS"
 ok $? "written through a temporary file renamed into place"
 expect_rc "unwritable report directory" 2 "$MSR" check "$LV" --steps "$LVS" -o /nonexistent/r.yaml
 
+# SIGINT while the trace is still arriving: a partial report, exit 2
+mkfifo live
+( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+writer=$!
+"$MSR" check live -o int.yaml 2>stderr.txt &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+wait "$writer"
+[ "$rc" -eq 2 ] && [ "$(yget int.yaml summary.stopped)" = interrupted ] &&
+	[ "$(yget int.yaml summary.complete)" = false ]
+ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
+
 finish

@@ -20,8 +20,19 @@ same "dump --index (text: offsets of line starts)" all-codes.index-text.dump o
 [ "$(wc -l <o)" = 3 ]; ok $? "filters combine"
 "$MSR" dump --from 71 a.bin | tail -n 1 >o
 [ "$(cat o)" = "MSG       code=0x01  # QUIT" ]; ok $? "dump --from the last event"
+"$MSR" dump --from 3 --count 0 a.bin >o
+[ "$(cat o)" = "# msync-text 1" ]; ok $? "dump --count 0 prints no event"
 "$MSR" dump --from 1000 a.bin >o
 [ "$(cat o)" = "# msync-text 1" ]; ok $? "dump --from past the end prints only the header"
+
+"$MSR" dump -o out.txt a.bin; ok $? "dump -o FILE"
+"$MSR" dump --output=out2.txt a.bin && cmp -s out.txt out2.txt && cmp -s out.txt all-codes.dump
+ok $? "dump --output=FILE writes the dump to the file"
+"$MSR" encode --level 19 all-codes.txt -o l19.zst && "$MSR" encode --level 1 all-codes.txt -o l1.zst &&
+	zstd -q -dc l19.zst | cmp -s - a.bin && zstd -q -dc l1.zst | cmp -s - a.bin
+ok $? "encode --level N"
+"$MSR" encode --hex --zstd all-codes.txt -o hz.bin && zstd -q -dc hz.bin | cmp -s - all-codes.hex
+ok $? "encode --hex --zstd"
 
 filter() { grep -v -e '^file:' -e '^elapsed_seconds:' -e '_per_s:' "$@"; }
 "$MSR" stat a.bin >s.out; ok $? "stat exits 0"

@@ -242,10 +242,13 @@ Test(flow, block_init_store_l2_miss_zeroes_the_line)
 	t_finish(t);
 	expect_clean(t);
 	cr_assert(t->c[0].rmo);
+	cr_assert_eq(t->c[0].mask, 0xff);
 	cr_assert_eq(t->ops[0].kind, MSR_OP_STORE);
 	cr_assert(t->ops[0].rmo);
-	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
-	cr_assert_eq(t->ops[1].blk[0].rf[0].co, 1);
+	/* zeroes in the other blocks of the line are outside their co */
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].co, 1);
 	t_free(t);
 }
 
@@ -444,7 +447,7 @@ Test(flow, io_load_data_out_of_order)
 	cr_assert_eq(t->ops[0].blk[0].data_event, 5);
 	cr_assert_eq(t->ops[1].pa, b);
 	cr_assert_eq(t->ops[1].blk[0].data_event, 4);
-	cr_assert_eq(t->ops[0].blk[0].rf[0].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[0].blk[0].rf[0].kind, MSR_RF_INIT); /* slammed */
 	t_free(t);
 }
 
@@ -560,5 +563,211 @@ Test(flow, block_load_binds_sixteen_bytes_per_ld_data)
 	cr_assert_eq(t->ops[0].size, 64);
 	cr_assert_eq(be_val(t->ops[0].blk[7].load, 8), 7);
 	cr_assert_eq(t->ops[0].blk[7].pa8, 0x8038);
+	t_free(t);
+}
+
+Test(flow, st_update_refreshes_the_own_core_l1)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "@a000 0000000000000001 0000000000000000\n");
+	miss_load(t, 1, 0xa000, 1, 100); /* strand 1: core 0 holds the line */
+	step_st(t, C0, 0xa000, 8, 2);
+	full_store(t, C0, 0xa000, 8, 2, 0x1, 200); /* own core: ST_UPDATE */
+	hit_load(t, 1, 0xa000, 2, 300);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].co, 1);
+	t_free(t);
+}
+
+Test(flow, fill_after_an_invalidation_installs_the_line)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "@b000 0000000000000001 0000000000000000\n");
+	miss_load(t, C1, 0xb000, 1, 100);
+	step_st(t, C0, 0xb000, 8, 2);
+	st_issue(t, C0, 0xb000, 2, 0xff, MSR_IT_STORE, 200);
+	sstep(t, C0);
+	st_commit(t, C0, 0xb000, 0xff, 0x2, 1, 210);
+	st_ack(t, C0, 0, 211);
+	/* core 1 misses again and gets the new data; the invalidation of
+	 * its old copy comes before the fill, which then installs the line */
+	step_ld(t, C1, 0xb008, 8, 0, true);
+	ld_issue(t, C1, 0xb008, 3, MSR_IT_LOAD, 220);
+	ld_data(t, C1, 0xb008, MSR_DSRC_L2, 222);
+	st_inv(t, 1, C0, 0xb000, 223);
+	ld_fill(t, C1, 0xb008, 224);
+	sstep(t, C1);
+	hit_load(t, C1, 0xb000, 2, 230);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->ops[3].blk[0].rf[0].co, 1);
+	t_free(t);
+}
+
+Test(flow, mem_slam_stays_under_a_pending_commit)
+{
+	struct tctx *t = t_new(true);
+
+	step_st(t, C0, 0xc000, 4, 0xaabbccdd);
+	st_issue(t, C0, 0xc000, 0xaabbccdd00000000ULL, 0xf0, MSR_IT_STORE, 1);
+	sstep(t, C0);
+	st_commit(t, C0, 0xc000, 0xf0, 0x2, 1, 2); /* awaits core 1 */
+	st_ack(t, C0, 0, 2);
+	mem_slam(t, 0xc000, 0x1111111122222222ULL, 0xff, 3);
+	miss_load(t, C1, 0xc000, 0xaabbccdd22222222ULL, 10);
+	t_finish(t); /* core 1 never answered: one leftover */
+	cr_assert_eq(count_kind(t, MSR_V_LOAD_VALUE), 0);
+	cr_assert_eq(t->ops[1].blk[0].nrf, 2);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].mask, 0xf0);
+	/* bytes no store wrote yet: the slam sets their initial value */
+	cr_assert_eq(t->ops[1].blk[0].rf[1].kind, MSR_RF_INIT);
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 1);
+	t_free(t);
+}
+
+Test(flow, mem_slam_over_a_stored_byte_is_outside_co)
+{
+	struct tctx *t = t_new(true);
+
+	step_st(t, C0, 0xc000, 8, 5);
+	full_store(t, C0, 0xc000, 8, 5, 0, 1);
+	mem_slam(t, 0xc000, 6, 0x01, 10);
+	miss_load(t, C1, 0xc000, 6, 20);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->ops[1].blk[0].nrf, 2);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].mask, 0xfe);
+	cr_assert_eq(t->ops[1].blk[0].rf[1].kind, MSR_RF_DMA);
+	cr_assert_eq(t->ops[1].blk[0].rf[1].mask, 0x01);
+	t_free(t);
+}
+
+Test(flow, other_messages_are_counted_and_ignored)
+{
+	struct tctx *t = t_new(false);
+	struct msr_engine_stats s;
+
+	simple(t, MSR_ITLBWRITE, 3);
+	simple(t, MSR_ASI_READ, 3);
+	simple(t, MSR_REGDELTA, 0);
+	simple(t, MSR_REGDELTA_END, 0);
+	simple(t, MSR_QUIT, 0);
+	t_finish(t);
+	expect_clean(t);
+	msr_engine_get_stats(t->e, &s);
+	cr_assert_eq(s.other_messages, 5);
+	cr_assert_eq(s.events, 5);
+	t_free(t);
+}
+
+Test(flow, quad_and_double_loads)
+{
+	struct tctx *t = t_new(true);
+	struct msr_step *s;
+
+	t_image(t, "@d000 0102030405060708 1112131415161718\n");
+	s = step_mem(t, C0, MSR_STEP_LDQ, 0xd000, 16);
+	be_bytes(0x0102030405060708ULL, 8, s->ld);
+	be_bytes(0x1112131415161718ULL, 8, s->ld + 8);
+	s->ld_len = 16;
+	s->has |= MSR_STEP_HAS_LD;
+	ld_issue(t, C0, 0xd000, 0, MSR_IT_QUAD_LOAD, 1);
+	ld_data(t, C0, 0xd000, MSR_DSRC_L2, 2);
+	sstep(t, C0);
+	s = step_mem(t, C0, MSR_STEP_LDD, 0xd008, 8);
+	step_set_ld(s, 0x1112131415161719ULL); /* wrong last byte */
+	ld_issue(t, C0, 0xd008, 3, MSR_IT_DOUBLE_LOAD, 3);
+	ld_data(t, C0, 0xd008, MSR_DSRC_L2, 4);
+	sstep(t, C0);
+	cr_assert_eq(t->nops, 2);
+	cr_assert_eq(t->ops[0].nblocks, 2);
+	cr_assert_eq(t->ops[0].size, 16);
+	cr_assert_eq(t->ops[0].step_op, MSR_STEP_LDQ);
+	cr_assert_eq(be_val(t->ops[0].blk[1].load, 8), 0x1112131415161718ULL);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(t->v[0].kind, MSR_V_LOAD_VALUE);
+	cr_assert_eq(t->v[0].iseq, 2);
+	cr_assert_eq(t->v[0].pa, 0xd008);
+	t_free(t);
+}
+
+Test(flow, swap_and_ldstub)
+{
+	struct tctx *t = t_new(true);
+	struct msr_step *s;
+
+	t_image(t, "@e000 00000000000000ff\n");
+	s = step_mem(t, C0, MSR_STEP_SWAP, 0xe004, 4);
+	step_set_ld(s, 0xff);
+	step_set_st(s, 0x12345678);
+	ld_issue(t, C0, 0xe004, 2, MSR_IT_ATOMIC, 1);
+	st_issue(t, C0, 0xe004, 0x12345678, 0x0f, MSR_IT_ATOMIC, 1);
+	ld_data(t, C0, 0xe004, MSR_DSRC_L2, 2);
+	st_commit(t, C0, 0xe004, 0x0f, 0, 1, 3);
+	sstep(t, C0);
+	st_ack(t, C0, 0, 4);
+	s = step_mem(t, C0, MSR_STEP_LDSTUB, 0xe000, 1);
+	step_set_ld(s, 0);
+	step_set_st(s, 0xff);
+	ld_issue(t, C0, 0xe000, 0, MSR_IT_ATOMIC, 5);
+	st_issue(t, C0, 0xe000, 0xffULL << 56, 0x80, MSR_IT_ATOMIC, 5);
+	ld_data(t, C0, 0xe000, MSR_DSRC_L2, 6);
+	st_commit(t, C0, 0xe000, 0x80, 0, 1, 7);
+	sstep(t, C0);
+	st_ack(t, C0, 0, 8);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->nops, 2);
+	cr_assert_eq(t->ops[0].kind, MSR_OP_ATOMIC);
+	cr_assert_eq(t->ops[0].blk[0].mask, 0x0f);
+	cr_assert_eq(t->ops[0].blk[0].sseq, 1);
+	cr_assert_eq(t->ops[1].blk[0].mask, 0x80);
+	cr_assert_eq(t->ops[1].blk[0].sseq, 2);
+	cr_assert_eq(t->ops[1].blk[0].rf[0].kind, MSR_RF_INIT);
+	cr_assert_eq(t->c[1].iseq, 0);
+	t_free(t);
+}
+
+Test(flow, unknown_memory_is_learned_once)
+{
+	struct tctx *t = t_new(true);
+	struct msr_engine_stats s;
+
+	miss_load(t, C0, 0xf000, 0x77, 1);
+	step_ld(t, C1, 0xf004, 4, 0x77, true); /* learned above */
+	ld_issue(t, C1, 0xf004, 2, MSR_IT_LOAD, 2);
+	ld_data(t, C1, 0xf004, MSR_DSRC_L2, 3);
+	sstep(t, C1);
+	miss_load(t, C1, 0xf000, 0x78, 4);    /* now known: mismatch */
+	msr_engine_get_stats(t->e, &s);
+	cr_assert_eq(s.learned_bytes, 8);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(t->v[0].kind, MSR_V_LOAD_VALUE);
+	cr_assert_eq(be_val(t->v[0].expected, 8), 0x77);
+	t_free(t);
+}
+
+Test(flow, block_store_groups_survive_ring_growth)
+{
+	struct tctx *t = t_new(false);
+
+	/* 10 block stores = 80 entries: the ring grows while a group is open */
+	for (unsigned b = 0; b < 10; b++)
+		for (unsigned k = 0; k < 8; k++)
+			st_issue(t, C0, 0x10000 + 64 * b + 8 * k, b, 0xff,
+				 MSR_IT_BLOCK_STORE, 1);
+	for (unsigned b = 0; b < 10; b++)
+		simple(t, MSR_ST_POP, C0);
+	expect_clean(t);
+	simple(t, MSR_ST_POP, C0);
+	cr_assert_eq(count_kind(t, MSR_V_POP_EMPTY), 1);
+	t_finish(t);
+	cr_assert_eq(t->nv, 1);
 	t_free(t);
 }

@@ -141,3 +141,93 @@ Test(image, words_advance_by_eight)
 	expect_clean(t);
 	t_free(t);
 }
+
+/* xorshift64: a fixed, seedable sequence for the random-input test */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void random_run(size_t max_inflight, size_t window, uint64_t seed)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	struct msr_engine_sink sink = {t, NULL, NULL, t_on_violation};
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_engine_stats st;
+	static const uint16_t codes[] = {
+		MSR_LD_ISSUE, MSR_LD_DATA, MSR_LD_FILL, MSR_ST_ISSUE,
+		MSR_ST_COMMIT, MSR_ST_ACK, MSR_ST_INV, MSR_ST_UPDATE,
+		MSR_EVICT, MSR_EVICT_INV, MSR_DMA_ST, MSR_MEM_SLAM,
+		MSR_LD_POP, MSR_ST_POP, MSR_MEM_CHECK, MSR_SSTEP, MSR_ASI_READ,
+	};
+	uint64_t nv = 0;
+
+	msr_config_default(&t->cfg);
+	t->cfg.max_inflight = max_inflight;
+	t->cfg.mab_window = window;
+	cr_assert_eq(msr_engine_create(&t->cfg, &sink, &t->e, &err), MSR_OK);
+	for (unsigned i = 0; i < T_MAXSTEPS; i++) {
+		struct msr_step *s = add_step(t, (unsigned)(rnd(&seed) % 4),
+					      (unsigned)(rnd(&seed) % MSR_STEP_OP_COUNT),
+					      4 * i);
+
+		s->pa = 0x1000 + 8 * (rnd(&seed) % 16);
+		s->size = (uint8_t)(1u << (rnd(&seed) % 4));
+		s->has = (uint8_t)(rnd(&seed) & 0x1f);
+		s->ld_len = s->st_len = s->size;
+		s->ld[0] = (uint8_t)rnd(&seed);
+	}
+	{
+		struct msr_step_source src = {t, t_step_next, t_step_remaining};
+
+		msr_engine_set_steps(t->e, &src);
+	}
+	for (unsigned i = 0; i < 20000; i++) {
+		struct msr_event ev = {0};
+		uint64_t r = rnd(&seed);
+
+		ev.code = codes[r % (sizeof(codes) / sizeof(codes[0]))];
+		ev.tnum = (uint8_t)((r >> 8) % 4 * ((r >> 10) % 2 ? 8 : 1));
+		ev.pa = 0x1000 + 8 * ((r >> 12) % 16);
+		if ((r >> 20) % 8 == 0)
+			ev.pa |= 1ULL << 39;
+		ev.data = rnd(&seed);
+		ev.bmask = (uint8_t)(r >> 24);
+		ev.itype = (uint8_t)((r >> 32) % 10);
+		ev.size = (uint8_t)((r >> 36) % 4);
+		ev.dsrc = (uint8_t)(1 + (r >> 38) % 3);
+		ev.invvec = (uint32_t)((r >> 40) & 0xf);
+		ev.cid = (uint8_t)((r >> 44) % 8);
+		ev.bank = (uint8_t)((r >> 48) % 8);
+		ev.rmo = (uint8_t)((r >> 51) & 1);
+		ev.l2hit = (uint8_t)((r >> 52) & 1);
+		ev.inv = (uint8_t)((r >> 53) & 1);
+		ev.ts = i;
+		t_apply(t, &ev);
+	}
+	t_finish(t);
+	msr_engine_get_stats(t->e, &st);
+	for (unsigned k = 0; k < MSR_V_COUNT; k++)
+		nv += st.per_kind[k];
+	cr_assert_eq(nv, st.violations);
+	cr_assert_gt(st.violations, 0);
+	cr_assert_eq(st.events, 20000);
+	for (unsigned i = 0; i < t->nv; i++) {
+		cr_assert_lt((unsigned)t->v[i].kind, MSR_V_COUNT);
+		cr_assert_neq(t->v[i].message[0], 0);
+	}
+	t_free(t);
+}
+
+Test(robust, random_events_never_fail)
+{
+	random_run(65536, 0, 0x9e3779b97f4a7c15ULL);
+}
+
+Test(robust, random_events_with_tight_limits)
+{
+	random_run(4, 8, 0x1234567887654321ULL);
+}

@@ -312,6 +312,10 @@ Test(violation, step_kind_mismatch)
 	cr_assert_eq(t->nv, 1);
 	cr_assert_eq(t->v[0].kind, MSR_V_STEP_KIND_MISMATCH);
 	cr_assert_eq(t->v[0].iseq, 1);
+	/* the load stays for a later load step: unexecuted at the end */
+	t_finish(t);
+	cr_assert_eq(t->nv, 2);
+	cr_assert_eq(t->v[1].kind, MSR_V_LEFTOVER);
 	t_free(t);
 }
 
@@ -373,6 +377,10 @@ Test(violation, leftover_unacknowledged_commit)
 	cr_assert_eq(t->v[0].strand, C0);
 	cr_assert_eq(t->v[0].pa, 0x100);
 	cr_assert(strstr(t->v[0].message, "core(s) 2"));
+	/* found at the end, reported at the commit that waits */
+	cr_assert_eq(t->v[0].event, 2);
+	cr_assert_eq(t->v[0].offset, 32);
+	cr_assert_eq(t->v[0].ts, 2);
 	t_free(t);
 }
 
