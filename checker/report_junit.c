@@ -200,18 +200,23 @@ static void property_u64(FILE *f, const char *name, uint64_t v)
 	property(f, name, buf);
 }
 
+/* Inputs as input.<role>, run totals as summary.<name> (as in the YAML). */
 static void write_properties(FILE *f, const struct msr_report *r)
 {
+	char name[32];
+
 	fputs("    <properties>\n", f);
 	property(f, "tool", "msync-replay " MSR_VERSION);
-	for (size_t i = 0; i < r->ninputs; i++)
-		property(f, r->inputs[i].role, r->inputs[i].path);
-	property_u64(f, "events", r->sum.events);
-	property_u64(f, "steps", r->sum.steps);
-	property_u64(f, "violations", r->shown);
-	property_u64(f, "listed", r->nkept);
-	property_u64(f, "filtered_out", r->filtered);
-	property(f, "complete", r->sum.complete ? "true" : "false");
+	for (size_t i = 0; i < r->ninputs; i++) {
+		snprintf(name, sizeof(name), "input.%s", r->inputs[i].role);
+		property(f, name, r->inputs[i].path);
+	}
+	property_u64(f, "summary.events", r->sum.events);
+	property_u64(f, "summary.steps", r->sum.steps);
+	property_u64(f, "summary.violations", r->shown);
+	property_u64(f, "summary.listed", r->nkept);
+	property_u64(f, "summary.filtered_out", r->filtered);
+	property(f, "summary.complete", r->sum.complete ? "true" : "false");
 	fputs("    </properties>\n", f);
 }
 

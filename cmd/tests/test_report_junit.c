@@ -133,7 +133,8 @@ Test(junit, one_testcase_per_kind_failing_or_passing)
 	cr_assert(strstr(doc, want), "%s", doc);
 	cr_assert(strstr(doc, "V2 fingerprint="));
 	cr_assert(strstr(doc, "name=\"store-data\" time=\"0.000\"/>"));
-	cr_assert(strstr(doc, "<property name=\"events\" value=\"42\"/>"));
+	cr_assert(strstr(doc, "<property name=\"input.steps\" value=\"s.log\"/>"));
+	cr_assert(strstr(doc, "<property name=\"summary.events\" value=\"42\"/>"));
 	free(doc);
 	fixture_fini(&fx);
 }
