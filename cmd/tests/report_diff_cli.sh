@@ -82,6 +82,8 @@ first_line "fewer: 1 fixed" "msync-replay diff: 0 new, 1 fixed, 2 unchanged"
 expect_rc "empty baseline: everything is new" 1 "$MSR" diff "$REP/clean.yaml" "$REP/base.yaml"
 expect_rc "empty new report: everything is fixed" 0 "$MSR" diff "$REP/base.yaml" "$REP/clean.yaml"
 first_line "empty new: summary" "msync-replay diff: 0 new, 3 fixed, 0 unchanged"
+expect_rc "many ids are shortened" 1 "$MSR" diff "$REP/clean.yaml" "$REP/repeat_six.yaml"
+[ "$(rows)" = "new 6 load-value V1,V2,V3,V4,+2" ]; ok $? "six occurrences: four ids and +2"
 expect_rc "two clean reports" 0 "$MSR" diff "$REP/clean.yaml" "$REP/clean.yaml"
 [ "$(wc -l <stdout.txt)" -eq 3 ]; ok $? "two clean reports: summary only, no table"
 
