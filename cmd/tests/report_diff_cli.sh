@@ -75,6 +75,10 @@ first_line "repeated: 2 of 3 unchanged, 1 new" "msync-replay diff: 1 new, 0 fixe
 ok $? "repeated: the third occurrence is the new one"
 expect_rc "count: 3 counts as three occurrences" 1 "$MSR" diff "$REP/repeat_base.yaml" "$REP/repeat_count.yaml"
 first_line "count: same result as three entries" "msync-replay diff: 1 new, 0 fixed, 3 unchanged"
+expect_rc "count: 3 in BASE, 2 in NEW" 0 "$MSR" diff "$REP/repeat_count.yaml" "$REP/repeat_base.yaml"
+first_line "base count: 1 fixed" "msync-replay diff: 0 new, 1 fixed, 3 unchanged"
+[ "$(rows | head -n 2 | tr '\n' ';')" = "fixed 1 load-value V1;unchanged 2 load-value V1,V2;" ]
+ok $? "base count: the counted entry is both fixed and unchanged"
 expect_rc "a repeated fingerprint one time less passes" 0 "$MSR" diff "$REP/repeat_base.yaml" "$REP/repeat_fewer.yaml"
 first_line "fewer: 1 fixed" "msync-replay diff: 0 new, 1 fixed, 2 unchanged"
 [ "$(rows | head -n 1)" = "fixed 1 load-value V2" ]; ok $? "fewer: the last base occurrence is the fixed one"
@@ -97,6 +101,8 @@ ok $? "capped report: warned on stderr"
 
 expect_rc "NEW on stdin" 1 "$MSR" diff "$REP/base.yaml" - <"$REP/new_added.yaml"
 first_line "stdin: same result" "msync-replay diff: 1 new, 0 fixed, 3 unchanged"
+expect_rc "BASE on stdin" 0 "$MSR" diff - "$REP/new_fixed.yaml" <"$REP/base.yaml"
+first_line "stdin base: same result" "msync-replay diff: 0 new, 1 fixed, 2 unchanged"
 expect_rc "--quiet keeps the exit code" 1 "$MSR" diff -q "$REP/base.yaml" "$REP/new_added.yaml"
 [ ! -s stdout.txt ]; ok $? "--quiet prints nothing"
 
