@@ -117,7 +117,6 @@ struct mab_ent {
 	uint8_t strand;
 	uint8_t mask;     /* commit bmask */
 	uint8_t rmo, atomic, known; /* known: bytes of data[] known */
-	uint8_t pend_held; /* counted in its block's pend[] (answers due) */
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
@@ -128,10 +127,9 @@ struct mab_ent {
 	struct msr_src src[8];
 };
 
-/* Per 8-byte block: who wrote each byte, pending-commit counts, history. */
+/* Per 8-byte block: who wrote each byte and the newest commit to it. */
 struct blk {
 	struct msr_src src[8];
-	uint16_t pend[8];
 	uint64_t last_co;
 };
 
@@ -217,7 +215,7 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		  uint8_t *known, struct msr_src src[8]);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
-		   uint8_t mask, const struct msr_src *s, bool skip_pending);
+		   uint8_t mask, const struct msr_src *s);
 /* Adopt unknown bytes (first observation); counts learned bytes. */
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
@@ -247,8 +245,6 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 /* mab.c */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
-/* A commit got its last answer: back-door writes may land over it now. */
-void msr_mab_answered(struct msr_engine *e, struct mab_ent *m);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev);

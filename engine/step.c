@@ -212,6 +212,26 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 	return NULL;
 }
 
+/* The youngest store of the strand still in its rings whose bytes cover
+ * `mask` with the observed values (a wrong bypass names it), or 0. */
+static uint64_t find_own_store(struct strand *s, uint64_t pa8,
+			       const uint8_t obs[8], uint8_t mask)
+{
+	for (uint64_t q = s->st.tail; q-- > s->st.head;) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+		bool ok = (se->bmask & mask) == mask;
+
+		if ((se->flags & STF_POPPED) || (se->pa & ~7ULL) != pa8 || !ok)
+			continue;
+		for (unsigned i = 0; i < 8 && ok; i++)
+			if ((mask & (0x80u >> i)) && se->data[i] != obs[i])
+				ok = false;
+		if (ok)
+			return q;
+	}
+	return 0;
+}
+
 struct ld_form {
 	struct ld_ent *ent[8];
 	unsigned n;
@@ -263,6 +283,17 @@ static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
 			 "; the loaded value was written by store #%llu of strand %u (commit co=%llu at cycle %u)",
 			 (unsigned long long)h->sseq, h->strand,
 			 (unsigned long long)h->co, h->ts);
+	} else {
+		uint64_t q = find_own_store(&e->strands[t], pa8, obs, mask);
+
+		if (q) {
+			struct msr_src bs = {0, q, (uint8_t)t, MSR_RF_BYPASS};
+
+			msr_eng_store_ref(e, &bs, &v.observed_from);
+			snprintf(extra, sizeof(extra),
+				 "; the loaded value is that of store #%llu of strand %u in its store buffer",
+				 (unsigned long long)q, t);
+		}
 	}
 	msr_hex(exp, sizeof(exp), f->val, f->acc > 16 ? 16 : f->acc);
 	msr_hex(obsw, sizeof(obsw), st->ld, f->acc > 16 ? 16 : f->acc);

@@ -143,7 +143,7 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 	uint8_t wmask = ev->bmask & se->bmask;
 	static const uint8_t zero[8];
 
-	msr_mem_write(e, pa8, se->data, wmask, src, false);
+	msr_mem_write(e, pa8, se->data, wmask, src);
 	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
 		/*
 		 * An L2 miss of a block-init store zeroes the rest of the line.
@@ -156,7 +156,7 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 		for (uint64_t a = l2; a < l2 + e->cfg.l2_line; a += 8)
 			msr_mem_write(e, a, zero,
 				      a == pa8 ? (uint8_t)~wmask : 0xff,
-				      a == pa8 ? src : &side, false);
+				      a == pa8 ? src : &side);
 		*zeroed = (uint8_t)~wmask;
 	}
 	return wmask;
@@ -285,18 +285,11 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->ts = ev->ts;
 	m->pa = pa8;
 	m->sseq = sseq;
-	b = msr_mem_blk(e, pa8, true);
-	if (b && m->await) {
-		/* until every core answered, MEM_SLAM stays under these bytes */
-		for (unsigned i = 0; i < 8; i++)
-			if (m->mask & (0x80u >> i))
-				b->pend[i]++;
-		m->pend_held = 1;
-	}
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
 	msr_mem_read(e, pa8, m->data, &m->known, m->src);
+	b = msr_mem_blk(e, pa8, true);
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
@@ -409,10 +402,8 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	m->await &= ~(1u << core);
 	if (update)
 		st_update_l1(e, core, m, ev);
-	if (!m->await) {
-		msr_mab_answered(e, m);
+	if (!m->await)
 		msr_mab_retire(e);
-	}
 }
 
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)

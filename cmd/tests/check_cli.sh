@@ -43,6 +43,7 @@ expect_rc "bad config" 2 "$MSR" check --config bad.yaml -o r.yaml "$LV"
 grep -q "bad.yaml:3:3: unknown key 'colour' in section system" stderr.txt
 ok $? "config error names file:line:col and the key"
 [ ! -e r.yaml ]; ok $? "no report for an unusable configuration"
+expect_rc "bad config is 2 even with --bisect" 2 "$MSR" check --bisect --config bad.yaml -o r.yaml "$LV"
 
 expect_rc "missing trace" 2 "$MSR" check -o miss.yaml nonexistent.trace
 [ "$(yget miss.yaml summary.complete)" = false ]
@@ -69,6 +70,11 @@ expect_rc "--pa outside" 0 "$MSR" check "$LV" --steps "$LVS" -o p.yaml --pa :0xc
 expect_rc "report to stdout" 1 "$MSR" check "$LV" --steps "$LVS"
 [ "$(yget stdout.txt violations.0.kind)" = load-value ]; ok $? "stdout report is YAML"
 grep -q "report: stdout" stderr.txt; ok $? "summary says the report went to stdout"
+
+expect_rc "trace on stdin" 1 sh -c '"$0" check - --steps "$1" -o si.yaml <"$2"' "$MSR" "$LVS" "$LV"
+[ "$(yget si.yaml inputs.0.path)" = - ]; ok $? "stdin is listed as '-'"
+expect_rc "step log on stdin" 1 sh -c '"$0" check "$2" --steps - -o si.yaml <"$1"' "$MSR" "$LVS" "$LV"
+expect_rc "not both on stdin" 2 "$MSR" check - --steps -
 
 # Two wrong loads: the cap, fail-fast and fingerprints
 { cat "$LV"; grep -v '^#' "$LV" | sed 's/d000/d008/g; s/ts=1\b/ts=2/'; } >two.trace
@@ -104,6 +110,46 @@ expect_rc "report replaces an existing file" 1 "$MSR" check "$LV" --steps "$LVS"
 [ "$(ls -A out)" = r.yaml ] && [ "$(yget out/r.yaml tool.name)" = msync-replay ]
 ok $? "written through a temporary file renamed into place"
 expect_rc "unwritable report directory" 2 "$MSR" check "$LV" --steps "$LVS" -o /nonexistent/r.yaml
+grep -q "^msync-replay: /nonexistent/r.yaml: cannot create a temporary file" stderr.txt &&
+	grep -q "report: not written" stderr.txt
+ok $? "says why and that no report was written"
+
+grep -q "^msync-replay: 1 violation hidden by --strand/--cycles/--pa$" <(
+	"$MSR" check "$LV" --steps "$LVS" -o h.yaml --strand 1 2>&1 >/dev/null)
+ok $? "the summary says how many violations the filters hid"
+
+# Initial memory from an image (--image, or memory: in the config, relative
+# to the config file) instead of learning it from the first observation
+grep -v MEM_SLAM "$LV" >noslam.trace
+expect_rc "without an image memory is learned" 0 "$MSR" check noslam.trace --steps "$LVS" -o n.yaml
+[ "$(yget n.yaml summary.learned_bytes)" = 8 ]; ok $? "the first observation is learned"
+printf '@d000\n1111111111111111\n' >mem.img
+expect_rc "--image" 1 "$MSR" check noslam.trace --steps "$LVS" -o i.yaml --image mem.img
+[ "$(yget i.yaml violations.0.expected)" = 0x1111111111111111 ]; ok $? "the image value is expected"
+mkdir cfgdir && cp mem.img cfgdir/ && printf 'memory:\n  - mem.img\n' >cfgdir/c.yaml
+expect_rc "memory: in the config" 1 "$MSR" check noslam.trace --steps "$LVS" -o j.yaml --config cfgdir/c.yaml
+[ "$(yget j.yaml inputs.3.role)" = image ] && [ "$(yget j.yaml config.memory.0)" = cfgdir/mem.img ]
+ok $? "config images are resolved next to the config and listed as inputs"
+expect_rc "missing image" 2 "$MSR" check noslam.trace -o k.yaml --image nope.img
+[ "$(yget k.yaml summary.complete)" = false ]; ok $? "a missing image still gets a report"
+
+# A step log whose lines for strand 0 come only after too many lines of other
+# strands: the lookahead limit stops the run with a clear error
+{ echo "# msync-steps 1"; for i in 1 2 3 4 5; do echo "1 0x0 nop"; done; echo "0 0x0 nop"; } >far.steps
+printf 'limits:\n  step_lookahead: 4\n' >look.yaml
+printf '# msync-text 1\nSSTEP tnum=0\n' >one.trace
+expect_rc "step lookahead exceeded" 2 "$MSR" check one.trace --steps far.steps --config look.yaml -o l.yaml
+grep -q "far.steps:6: step-log lookahead limit exceeded" stderr.txt; ok $? "names the step log line and the limit"
+[ "$(yget l.yaml summary.complete)" = false ]; ok $? "and still writes a report"
+expect_rc "within the default lookahead" 1 "$MSR" check one.trace --steps far.steps -o l2.yaml --no-tso
+[ "$(yget l2.yaml violations.0.kind)" = step-log-long ]; ok $? "the other strand's lines are left over"
+
+printf '# msync-steps 1\n0 0x100 ld pa=0xd000 size=8 ld=11\n' >bad.steps
+expect_rc "malformed step log" 2 "$MSR" check "$LV" --steps bad.steps -o b.yaml
+grep -q "bad.steps:2:29: value length does not match size: ld= has 2 hex digits, expected 16 for size=8" stderr.txt
+ok $? "step-log error names file:line:col and the field"
+[ "$(yget b.yaml summary.complete)" = false ] && [ "$(yget b.yaml summary.events)" -ge 1 ]
+ok $? "and the report covers the events replayed before it"
 
 # SIGINT while the trace is still arriving: a partial report, exit 2
 mkfifo live

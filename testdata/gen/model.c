@@ -433,7 +433,11 @@ static int bank_store(struct gen_model *m, struct strand *s, unsigned idx)
 	if (rc < 0)
 		return rc;
 	own_token(m, s, idx, inv, &t);
-	if (t.kind == TK_ACK || t.update) {
+	/* An early-acked entry still sends a token through its own core's
+	 * queue (ST_UPDATE, or a silent marker): it leaves the buffer only when
+	 * every invalidation queued before its commit has reached that core,
+	 * so its strand cannot hit a stale copy of its own store's line. */
+	{
 		uint64_t ti;
 
 		rc = model_tok_push(m, s->core, &t, &ti);
@@ -443,9 +447,7 @@ static int bank_store(struct gen_model *m, struct strand *s, unsigned idx)
 			e->ack_idx = ti;
 	}
 	rc = push_invs(m, s, e, inv, e->ack_idx);
-	/* an entry leaves the buffer only once its own core's L1 shows it:
-	 * an early-acked RMO entry waits for its ST_UPDATE */
-	e->update_pending = t.kind == TK_UPDATE && t.update;
+	e->update_pending = t.kind == TK_UPDATE;
 	if (rc == MSR_OK && e->preacked && e->acked && !e->update_pending)
 		strand_stb_done(m, s, idx);
 	return rc;

@@ -182,3 +182,27 @@ ParameterizedTest(struct lit_param *p, gen_litmus, consistent)
 	oracle_free(r.o);
 	free(w);
 }
+
+Test(gen_model, contended_seeds_are_consistent)
+{
+	for (uint64_t seed = 200; seed < 206; seed++) {
+		struct gen_config cfg;
+		struct gen_run r;
+
+		gen_config_default(&cfg);
+		cfg.seed = seed;
+		cfg.max_events = 40000;
+		cfg.hot_lines = 8;
+		cfg.hot_rate = 0.7;
+		cfg.l2_absent = 0.3;
+		cfg.evict_rate = 0.01;
+		cfg.dma_rate = 0.002;
+		cfg.pop_rate = 0.05;
+		cfg.mix[GEN_MIX_STBI] = 8;
+		cfg.mix[GEN_MIX_STBLK] = 6;
+		cfg.mix[GEN_MIX_LDQ] = 4;
+		gen_run_cfg(&cfg, NULL, 0, NULL, &r);
+		gen_assert_clean(&r);
+		oracle_free(r.o);
+	}
+}
