@@ -74,7 +74,7 @@ struct oracle {
 	struct o_rec *rec;
 	uint64_t recseq;
 	uint64_t events, steps, last_ts;
-	uint64_t by_code[256];
+	uint64_t by_code[MSR_CODE_LIMIT];
 	unsigned last_sstep;
 	struct oracle_finding f[ORACLE_MAX_FINDINGS];
 	unsigned nf, nf_total;
@@ -639,7 +639,7 @@ int oracle_event(void *ctx, const struct msr_event *ev, struct msr_error *err)
 		msr_event_format_text(ev, b, sizeof(b));
 		fprintf(stderr, "%llu %s\n", (unsigned long long)ev->index, b);
 	}
-	o->by_code[ev->code & 0xff]++;
+	o->by_code[ev->code < MSR_CODE_LIMIT ? ev->code : 0]++;
 	switch (ev->code) {
 	case MSR_LD_ISSUE: on_ld_issue(o, ev); break;
 	case MSR_LD_DATA: on_ld_data(o, ev); break;
@@ -795,7 +795,7 @@ uint64_t oracle_events(const struct oracle *o) { return o->events; }
 uint64_t oracle_steps(const struct oracle *o) { return o->steps; }
 uint64_t oracle_code_count(const struct oracle *o, unsigned code)
 {
-	return o->by_code[code & 0xff];
+	return code < MSR_CODE_LIMIT ? o->by_code[code] : 0;
 }
 
 void oracle_set_step_hook(struct oracle *o,

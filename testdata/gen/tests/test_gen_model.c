@@ -56,6 +56,9 @@ Test(gen_model, stressed_mix_is_consistent)
 	cr_assert_gt(oracle_code_count(r.o, MSR_LD_POP), 0);
 	cr_assert_gt(oracle_code_count(r.o, MSR_ST_POP), 0);
 	cr_assert_gt(r.st.others, 0);
+	cr_assert_gt(oracle_code_count(r.o, MSR_REGDELTA), 0);
+	cr_assert_eq(oracle_code_count(r.o, MSR_REGDELTA_END),
+		     r.st.by_code[MSR_REGDELTA_END]);
 	oracle_free(r.o);
 }
 
