@@ -9,7 +9,8 @@
  * failing with one line per listed violation, or passing. Every string is
  * escaped for XML 1.0: markup characters become entities, characters XML
  * cannot carry at all (control characters, invalid UTF-8) become the text
- * "\xNN". The document goes to a temporary file renamed into place. It never
+ * "\xNN". The document goes to a temporary file renamed into place (a device,
+ * FIFO or symbolic link is written in place instead). It never
  * changes the collected data and never prints pointers; the only
  * wall-clock value is the run's elapsed time in the `time` attributes.
  */
@@ -356,17 +357,39 @@ static int write_to(const struct msr_report *r, FILE *f, const char *path,
 	return MSR_OK;
 }
 
+static int write_in_place(const struct msr_report *r, const char *path,
+			  struct msr_error *err)
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f)
+		return msr_error_set(err, MSR_E_IO, "junit", path,
+				     "cannot open the JUnit report for writing: %s",
+				     strerror(errno));
+	rc = write_to(r, f, path, err);
+	if (fclose(f) && !rc)
+		rc = msr_error_set(err, MSR_E_IO, "junit", path,
+				   "cannot write the JUnit report: %s", strerror(errno));
+	return rc;
+}
+
 int msr_report_write_junit(const struct msr_report *r, const char *path,
 			   struct msr_error *err)
 {
 	char tmp[4096];
 	const char *slash;
+	struct stat st;
 	mode_t mask;
 	FILE *f;
 	int fd, rc;
 
 	if (!path || !strcmp(path, "-"))
 		return write_to(r, stdout, "<stdout>", err);
+	/* Only a regular file may be replaced by renaming: a device (/dev/null),
+	 * a FIFO or a symbolic link is written in place. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_in_place(r, path, err);
 	slash = strrchr(path, '/');
 	if (slash)
 		rc = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX",

@@ -131,6 +131,11 @@ grep -q -- "--junit - needs -o REPORT" stderr.txt; ok $? "says why"
 is_rc "--junit into a missing directory" 2 "$(rc_of "$MSR" check -q "$LV" --steps "$LVS" -o j8.yaml --junit nodir/j.xml)"
 grep -q "nodir/j.xml" stderr.txt && [ -s j8.yaml ]; ok $? "names the file; the YAML report is still written"
 
+is_rc "--junit /dev/null" 1 "$(rc_of "$MSR" check -q "$LV" --steps "$LVS" -o j10.yaml --junit /dev/null)"
+[ -c /dev/null ]; ok $? "/dev/null is still a device"
+ln -s j11.real j11.xml && : >j11.real
+is_rc "--junit through a symbolic link" 1 "$(rc_of "$MSR" check -q "$LV" --steps "$LVS" -o j11.yaml --junit j11.xml)"
+[ -L j11.xml ] && xmllint --noout j11.real; ok $? "the link stays, its target gets the XML"
 cp "$LV" 'odd &<"q">'"'"'.trace'
 is_rc "--junit, a trace name that needs escaping" 1 "$(rc_of "$MSR" check -q 'odd &<"q">'"'"'.trace' --steps "$LVS" -o j9.yaml --junit j9.xml)"
 xmllint --noout j9.xml; ok $? "escaped names: xmllint accepts the file"
