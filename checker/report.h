@@ -137,6 +137,65 @@ int msr_report_write_yaml(const struct msr_report *r, const char *path,
 
 void msr_report_destroy(struct msr_report *r);
 
+/* ------------------------------------------------------------------------ */
+/* Reading a report back (msync-replay diff) and the JUnit writer            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One violation of a report read back: only what matching two reports
+ * needs. Strings are owned by the msr_report_doc and live as long as it.
+ */
+struct msr_report_item {
+	const char *id;        /* "V1", ... */
+	const char *kind;      /* as written (may be a kind this build does not know) */
+	const char *message;   /* "" when absent */
+	char fingerprint[17];  /* 16 lowercase hex digits */
+	uint64_t fp;           /* the fingerprint as a number */
+	int strand;            /* -1 when absent */
+	bool has_iseq, has_pa;
+	uint64_t iseq, pa;
+	uint64_t count;        /* occurrences it stands for: `count`, else 1 */
+	unsigned line, column; /* 1-based position of the entry in the file */
+};
+
+struct msr_report_doc;
+
+/*
+ * Parse a YAML violation report ("-" = standard input) with libyaml. Keeps
+ * the violations (id, kind, fingerprint, strand, iseq, pa, message, count)
+ * and the summary's complete/violations/listed; skips everything else.
+ * Errors are MSR_E_IO (unreadable) or MSR_E_FORMAT naming file:line:column
+ * and the field. On success *out is owned by the caller (msr_report_doc_free).
+ */
+int msr_report_doc_load(const char *path, struct msr_report_doc **out,
+			struct msr_error *err);
+/* The same from memory; `name` is used in messages. */
+int msr_report_doc_load_mem(const char *name, const void *buf, size_t len,
+			    struct msr_report_doc **out, struct msr_error *err);
+
+/* Violations in file order; NULL when out of range. */
+size_t msr_report_doc_count(const struct msr_report_doc *d);
+const struct msr_report_item *msr_report_doc_get(const struct msr_report_doc *d,
+						 size_t i);
+/* summary.complete (true when absent). */
+bool msr_report_doc_complete(const struct msr_report_doc *d);
+/* summary.violations and summary.listed (the sum of counts when absent):
+ * listed < violations means the report was cut by max_violations. */
+uint64_t msr_report_doc_violations(const struct msr_report_doc *d);
+uint64_t msr_report_doc_listed(const struct msr_report_doc *d);
+void msr_report_doc_free(struct msr_report_doc *d);
+
+/*
+ * Write the report as JUnit XML to `path` ("-" or NULL = standard output,
+ * else a temporary file in the same directory renamed into place): one
+ * testsuite for the trace, a "replay" testcase (error when the input was
+ * unusable or the run interrupted) and one testcase per violation kind the
+ * run could report (TSO kinds only when the TSO pass ran, step-log kinds
+ * only with a step log), failing with its violations or passing.
+ */
+int msr_report_write_junit(const struct msr_report *r, const char *path,
+			   struct msr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@ int msr_cmd_stat(int argc, char **argv);
 int msr_cmd_check(int argc, char **argv);
 int msr_cmd_tracediff(int argc, char **argv);
 int msr_cmd_slice(int argc, char **argv);
+int msr_cmd_diff(int argc, char **argv);
 
 /* Print "msync-replay: <error chain>" on stderr. */
 void msr_cli_print_error(const struct msr_error *err);

@@ -1,7 +1,7 @@
 /*
  * cmd_check.c - `msync-replay check`: decode a trace, replay it through the
  * memory-sync engine (with the ISS step log when given), run the TSO pass,
- * and write the violation report.
+ * and write the violation report (YAML; JUnit too with --junit).
  *
  * Pipeline: trace reader -> event history + engine -> TSO pass -> report.
  * This file only parses options, wires the modules, prints at most five
@@ -39,7 +39,7 @@ static void on_signal(int sig)
 }
 
 struct check_opts {
-	const char *trace, *steps, *config, *out;
+	const char *trace, *steps, *config, *out, *junit;
 	const char *images[CHECK_MAX_IMAGES];
 	unsigned nimages;
 	const char *strands, *cycles, *pa;
@@ -77,6 +77,8 @@ static const char check_help[] =
 	"  -c, --config CFG        YAML configuration (system, memory, report, limits)\n"
 	"  -i, --image MEM         initial memory image; may be repeated (after config's)\n"
 	"  -o, --output REPORT     write the report here ('-' or none = stdout)\n"
+	"      --junit FILE        also write a JUnit XML report for CI ('-' = stdout):\n"
+	"                          a testcase per violation kind, failing or passing\n"
 	"      --no-tso            skip the TSO checker pass\n"
 	"      --strand LIST       report only violations of these strands (e.g. 0-3,13)\n"
 	"      --cycles A:B        report only violations with A <= ts <= B (A: or :B open)\n"
@@ -99,6 +101,7 @@ static const char check_help[] =
 enum {
 	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
 	OPT_CONTEXT, OPT_BISECT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION,
+	OPT_JUNIT,
 };
 
 static const struct option check_longopts[] = {
@@ -106,6 +109,7 @@ static const struct option check_longopts[] = {
 	{"config", required_argument, NULL, 'c'},
 	{"image", required_argument, NULL, 'i'},
 	{"output", required_argument, NULL, 'o'},
+	{"junit", required_argument, NULL, OPT_JUNIT},
 	{"no-tso", no_argument, NULL, OPT_NO_TSO},
 	{"strand", required_argument, NULL, OPT_STRAND},
 	{"cycles", required_argument, NULL, OPT_CYCLES},
@@ -160,6 +164,7 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			break;
 		case OPT_FAILFAST: o->fail_fast = true; break;
 		case OPT_BISECT: o->bisect = true; break;
+		case OPT_JUNIT: o->junit = optarg; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case 'q': o->quiet = true; break;
@@ -178,6 +183,9 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 	if (optind + 1 < argc)
 		return msr_cli_usage_error("check", "unexpected argument '%s'", argv[optind + 1]);
 	o->trace = argv[optind];
+	if (o->junit && !strcmp(o->junit, "-") && (!o->out || !strcmp(o->out, "-")))
+		return msr_cli_usage_error("check", "--junit - needs -o REPORT: the YAML "
+					   "report already goes to standard output");
 	if (o->steps && !strcmp(o->steps, "-") && !strcmp(o->trace, "-"))
 		return msr_cli_usage_error("check", "the trace and the step log cannot "
 					   "both be read from standard input");
@@ -568,6 +576,11 @@ int msr_cmd_check(int argc, char **argv)
 		msr_cli_print_error(&err);
 		run.unusable = true;
 		run.report_failed = true;
+	}
+	msr_error_clear(&err);
+	if (run.o.junit && (rc = msr_report_write_junit(run.rep, run.o.junit, &err))) {
+		msr_cli_print_error(&err);
+		run.unusable = true;
 	}
 	if (!run.o.quiet || run.sum.error[0])
 		print_summary(&run);

@@ -13,6 +13,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{"check", msr_cmd_check, "replay a trace (and step log) and check it; write a violation report"},
+	{"diff", msr_cmd_diff, "compare two violation reports: new, fixed, unchanged"},
 	{"dump", msr_cmd_dump, "print a trace as canonical text, one event per line"},
 	{"encode", msr_cmd_encode, "turn canonical text back into the binary message stream"},
 	{"stat", msr_cmd_stat, "count events per message code and per strand"},

@@ -1,0 +1,232 @@
+/*
+ * test_report_junit.c - unit tests of the JUnit writer: the testcases per
+ * kind the run could report, failing and passing ones, the replay testcase
+ * of incomplete runs, and XML that a real parser (xmllint) accepts even when
+ * paths and messages hold markup, quotes, control characters and bad UTF-8.
+ */
+#include "report.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[64];
+static char xml[128];
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/msr-junit-XXXXXX");
+	cr_assert(mkdtemp(tmpdir));
+	snprintf(xml, sizeof(xml), "%s/out.xml", tmpdir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(junit, .init = setup, .fini = teardown);
+
+struct fixture {
+	struct msr_config cfg;
+	struct msr_report *r;
+	struct msr_report_summary sum;
+};
+
+static void fixture_init(struct fixture *fx, bool steps, bool tso,
+			 const char *trace)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+
+	msr_config_default(&fx->cfg);
+	cr_assert_eq(msr_report_create(&fx->cfg, NULL, &fx->r, &err), MSR_OK);
+	cr_assert_eq(msr_report_add_input(fx->r, "trace", trace, 100, &err), MSR_OK);
+	if (steps)
+		cr_assert_eq(msr_report_add_input(fx->r, "steps", "s.log", 10, &err),
+			     MSR_OK);
+	memset(&fx->sum, 0, sizeof(fx->sum));
+	fx->sum.complete = true;
+	fx->sum.tso = tso;
+	fx->sum.events = 42;
+}
+
+static void add(struct fixture *fx, enum msr_vkind k, int strand, uint64_t iseq,
+		const char *msg)
+{
+	struct msr_violation v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = k;
+	v.strand = strand;
+	v.core = strand >= 0 ? strand / 8 : -1;
+	v.iseq = iseq;
+	v.pa = 0x1000 + 8 * iseq;
+	snprintf(v.message, sizeof(v.message), "%s", msg);
+	msr_report_add(fx->r, &v);
+}
+
+/* Write, validate with xmllint and return the document text (malloc'd). */
+static char *write_and_read(struct fixture *fx)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+	char cmd[256], *buf;
+	FILE *f;
+	long n;
+
+	msr_report_set_summary(fx->r, &fx->sum);
+	cr_assert_eq(msr_report_write_junit(fx->r, xml, &err), MSR_OK);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", xml);
+	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", xml);
+	f = fopen(xml, "rb");
+	cr_assert(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void fixture_fini(struct fixture *fx)
+{
+	msr_report_destroy(fx->r);
+	msr_config_release(&fx->cfg);
+}
+
+static unsigned occurrences(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+Test(junit, one_testcase_per_kind_failing_or_passing)
+{
+	struct fixture fx;
+	char *doc, fp[17], want[256];
+
+	fixture_init(&fx, true, true, "runs/nas.trace.zst");
+	add(&fx, MSR_V_LOAD_VALUE, 13, 5, "load got 0x2 but the ISS saw 0x1");
+	add(&fx, MSR_V_LOAD_VALUE, 14, 6, "second one");
+	add(&fx, MSR_V_TSO_COHERENCE, 8, 3, "coherence cycle");
+	doc = write_and_read(&fx);
+	/* every kind plus the replay testcase */
+	cr_assert_eq(occurrences(doc, "<testcase "), MSR_V_COUNT + 1, "%s", doc);
+	cr_assert_eq(occurrences(doc, "<failure "), 2);
+	cr_assert(strstr(doc, "<testsuite name=\"runs/nas.trace.zst\" tests=\"28\" "
+			      "failures=\"2\" errors=\"0\" skipped=\"0\""), "%s", doc);
+	cr_assert(strstr(doc, "classname=\"msync-replay.nas_trace_zst\" name=\"replay\""));
+	msr_report_fingerprint(MSR_V_LOAD_VALUE, 13, 5, 0x1028, fp);
+	snprintf(want, sizeof(want), "<failure type=\"load-value\" message=\"2 "
+		 "violations of kind load-value\">V1 fingerprint=%s strand=13 iseq=5 "
+		 "pa=0x0000001028 ts=0 event=0: load got 0x2", fp);
+	cr_assert(strstr(doc, want), "%s", doc);
+	cr_assert(strstr(doc, "V2 fingerprint="));
+	cr_assert(strstr(doc, "name=\"store-data\" time=\"0.000\"/>"));
+	cr_assert(strstr(doc, "<property name=\"input.steps\" value=\"s.log\"/>"));
+	cr_assert(strstr(doc, "<property name=\"summary.events\" value=\"42\"/>"));
+	free(doc);
+	fixture_fini(&fx);
+}
+
+Test(junit, only_kinds_the_run_could_report)
+{
+	struct fixture fx;
+	char *doc;
+
+	fixture_init(&fx, false, false, "t.trace");
+	doc = write_and_read(&fx);
+	cr_assert_null(strstr(doc, "name=\"tso-"), "no TSO pass, no TSO testcases");
+	cr_assert_null(strstr(doc, "name=\"load-value\""), "no step log, no load-value");
+	cr_assert_null(strstr(doc, "name=\"step-log-short\""));
+	cr_assert(strstr(doc, "name=\"unmatched-ld-data\""));
+	cr_assert(strstr(doc, "name=\"mem-check\""));
+	cr_assert(strstr(doc, "failures=\"0\" errors=\"0\""));
+	cr_assert_null(strstr(doc, "<failure"));
+	free(doc);
+	fixture_fini(&fx);
+}
+
+Test(junit, unusable_input_is_an_error_testcase)
+{
+	struct fixture fx;
+	char *doc;
+
+	fixture_init(&fx, false, true, "t.trace");
+	fx.sum.complete = false;
+	snprintf(fx.sum.error, sizeof(fx.sum.error),
+		 "trace: t.trace offset=18: truncated message code=0x21: expected 17 bytes, got 9");
+	add(&fx, MSR_V_LEFTOVER, 2, 1, "leftover");
+	doc = write_and_read(&fx);
+	cr_assert(strstr(doc, "<error type=\"unusable-input\" message=\"trace: t.trace "
+			      "offset=18: truncated message"), "%s", doc);
+	cr_assert(strstr(doc, "errors=\"1\""));
+	/* kinds without violations could not be fully checked */
+	cr_assert(strstr(doc, "name=\"mem-check\" time=\"0.000\">\n      <skipped "));
+	cr_assert_eq(occurrences(doc, "<failure "), 1);
+	free(doc);
+	fixture_fini(&fx);
+}
+
+Test(junit, fail_fast_skips_the_replay)
+{
+	struct fixture fx;
+	char *doc;
+
+	fixture_init(&fx, false, false, "t.trace");
+	fx.sum.complete = false;
+	snprintf(fx.sum.stopped, sizeof(fx.sum.stopped), "fail-fast");
+	add(&fx, MSR_V_LEFTOVER, 2, 1, "leftover");
+	doc = write_and_read(&fx);
+	cr_assert(strstr(doc, "name=\"replay\" time=\"0.000\">\n      <skipped message="
+			      "\"stopped at the first violation (--fail-fast)\"/>"), "%s", doc);
+	cr_assert(strstr(doc, "errors=\"0\""));
+	free(doc);
+	fixture_fini(&fx);
+}
+
+Test(junit, escapes_markup_quotes_and_control_characters)
+{
+	struct fixture fx;
+	char *doc;
+
+	fixture_init(&fx, true, false, "dir/a&b <\"q'\">\x01.trace");
+	add(&fx, MSR_V_MEM_CHECK, -1, 0,
+	    "a & b < c > d \"e\" 'f' ]]> \x01\x1b\x7f tab\tend \xc3\xa9 bad\xff\xc3(");
+	doc = write_and_read(&fx);
+	cr_assert(strstr(doc, "<testsuite name=\"dir/a&amp;b &lt;&quot;q&apos;&quot;"
+			      "&gt;\\x01.trace\""), "%s", doc);
+	cr_assert(strstr(doc, "classname=\"msync-replay.a&amp;b &lt;&quot;q&apos;"
+			      "&quot;&gt;\\x01_trace\""), "%s", doc);
+	cr_assert(strstr(doc, ": a &amp; b &lt; c &gt; d \"e\" 'f' ]]&gt; \\x01\\x1b\\x7f "
+			      "tab\tend \xc3\xa9 bad\\xff\\xc3(\n"), "%s", doc);
+	cr_assert_null(strstr(doc, "strand="), "mem-check names no strand");
+	free(doc);
+	fixture_fini(&fx);
+}
+
+Test(junit, atomic_write_leaves_no_temporary)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+	struct fixture fx;
+	char cmd[160], bad[160];
+
+	fixture_init(&fx, false, false, "t.trace");
+	msr_report_set_summary(fx.r, &fx.sum);
+	snprintf(bad, sizeof(bad), "%s/missing/out.xml", tmpdir);
+	cr_assert_eq(msr_report_write_junit(fx.r, bad, &err), MSR_E_IO);
+	cr_assert_eq(msr_report_write_junit(fx.r, xml, &err), MSR_OK);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s)\" = out.xml", tmpdir);
+	cr_assert_eq(system(cmd), 0, "only out.xml in %s", tmpdir);
+	fixture_fini(&fx);
+}
