@@ -1,14 +1,546 @@
 /*
- * cmd_check.c - msync-replay check (being built; see README).
+ * cmd_check.c - `msync-replay check`: decode a trace, replay it through the
+ * memory-sync engine (with the ISS step log when given), run the TSO pass,
+ * and write the violation report.
+ *
+ * Pipeline: trace reader -> event history + engine -> TSO pass -> report.
+ * This file only parses options, wires the modules, prints at most five
+ * summary lines on stderr and picks the exit code (0 clean, 1 violations,
+ * 2 unusable input or usage error, 125 instead of 2 with --bisect). Once
+ * the configuration is valid a report is always written, also when the
+ * input turns out to be unusable or the run is interrupted (then with
+ * `complete: false`). Filters only hide violations; the replay itself
+ * always sees every event.
  */
+#include "checker.h"
 #include "cmd.h"
+#include "msr_version.h"
+#include "report.h"
 
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK_MAX_IMAGES 64
+#define CHECK_HISTORY_EVENTS ((size_t)1 << 15)
+#define CHECK_PROGRESS_EVERY ((uint64_t)1 << 20)
+
+/* Set by the SIGINT/SIGTERM handler; the replay loop stops and reports. */
+static volatile sig_atomic_t check_signal;
+
+static void on_signal(int sig)
+{
+	check_signal = sig;
+}
+
+struct check_opts {
+	const char *trace, *steps, *config, *out;
+	const char *images[CHECK_MAX_IMAGES];
+	unsigned nimages;
+	const char *strands, *cycles, *pa;
+	bool no_tso, quiet, fail_fast, bisect;
+	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
+	bool has_maxv, has_ctx;
+	uint64_t maxv, ctx;
+};
+
+struct check_run {
+	struct check_opts o;
+	struct msr_config cfg;
+	struct msr_trace_reader *rd;
+	struct msr_steplog *log;
+	struct msr_history *hist;
+	struct msr_report *rep;
+	struct msr_engine *eng;
+	struct msr_tso *tso;
+	struct msr_report_summary sum;
+	bool stop;      /* --fail-fast: a violation was shown */
+	bool unusable;  /* the input could not be replayed to its end */
+	struct timespec t0;
+};
+
+static const char check_help[] =
+	"usage: msync-replay check TRACE [options]\n"
+	"\n"
+	"Replay an RTL memory-event trace (raw, hex-text or canonical text, plain or\n"
+	"zstd; '-' = stdin) through the memory-sync model, check it against the ISS\n"
+	"step log and the TSO memory model, and write a YAML violation report.\n"
+	"\n"
+	"options:\n"
+	"  -s, --steps LOG         ISS step log (plain or zstd) to check loads/stores against\n"
+	"  -c, --config CFG        YAML configuration (system, memory, report, limits)\n"
+	"  -i, --image MEM         initial memory image; may be repeated (after config's)\n"
+	"  -o, --output REPORT     write the report here ('-' or none = stdout)\n"
+	"      --no-tso            skip the TSO checker pass\n"
+	"      --strand LIST       report only violations of these strands (e.g. 0-3,13)\n"
+	"      --cycles A:B        report only violations with A <= ts <= B (A: or :B open)\n"
+	"      --pa LO:HI          report only violations touching bytes LO..HI (inclusive)\n"
+	"                          Filters only hide violations: every event still updates\n"
+	"                          the memory state, and hidden ones are counted.\n"
+	"      --max-violations N  list at most N violations in the report (all are counted)\n"
+	"      --context N         events of context per violation (0..64, default 16)\n"
+	"      --fail-fast         stop at the first (shown) violation\n"
+	"      --bisect            exit 125 instead of 2 on unusable input (git bisect skip)\n"
+	"      --progress          show a progress line on stderr\n"
+	"      --no-progress       never show it (default: only when stderr is a terminal)\n"
+	"  -q, --quiet             no summary on stderr (errors are still printed)\n"
+	"  -h, --help              this help\n"
+	"\n"
+	"exit codes: 0 replayed to the end, no violations; 1 violations found;\n"
+	"2 unusable input or usage error (125 with --bisect). A truncated or corrupt\n"
+	"trace still gets a report of everything found so far, with complete: false.\n";
+
+enum {
+	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
+	OPT_CONTEXT, OPT_BISECT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION,
+};
+
+static const struct option check_longopts[] = {
+	{"steps", required_argument, NULL, 's'},
+	{"config", required_argument, NULL, 'c'},
+	{"image", required_argument, NULL, 'i'},
+	{"output", required_argument, NULL, 'o'},
+	{"no-tso", no_argument, NULL, OPT_NO_TSO},
+	{"strand", required_argument, NULL, OPT_STRAND},
+	{"cycles", required_argument, NULL, OPT_CYCLES},
+	{"pa", required_argument, NULL, OPT_PA},
+	{"max-violations", required_argument, NULL, OPT_MAXV},
+	{"fail-fast", no_argument, NULL, OPT_FAILFAST},
+	{"context", required_argument, NULL, OPT_CONTEXT},
+	{"bisect", no_argument, NULL, OPT_BISECT},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+/* Returns -1 to go on, or the exit code. */
+static int parse_args(int argc, char **argv, struct check_opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->progress = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:c:i:o:qh", check_longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': o->steps = optarg; break;
+		case 'c': o->config = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'i':
+			if (o->nimages == CHECK_MAX_IMAGES)
+				return msr_cli_usage_error("check", "too many --image options "
+							   "(at most %d)", CHECK_MAX_IMAGES);
+			o->images[o->nimages++] = optarg;
+			break;
+		case OPT_NO_TSO: o->no_tso = true; break;
+		case OPT_STRAND: o->strands = optarg; break;
+		case OPT_CYCLES: o->cycles = optarg; break;
+		case OPT_PA: o->pa = optarg; break;
+		case OPT_MAXV:
+			if (!msr_cli_parse_u64(optarg, &o->maxv) || o->maxv > UINT32_MAX)
+				return msr_cli_usage_error("check", "--max-violations=%s: "
+							   "expected a number", optarg);
+			o->has_maxv = true;
+			break;
+		case OPT_CONTEXT:
+			if (!msr_cli_parse_u64(optarg, &o->ctx) || o->ctx > MSR_CONTEXT_MAX)
+				return msr_cli_usage_error("check", "--context=%s: expected "
+							   "0..%d", optarg, MSR_CONTEXT_MAX);
+			o->has_ctx = true;
+			break;
+		case OPT_FAILFAST: o->fail_fast = true; break;
+		case OPT_BISECT: o->bisect = true; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case OPT_NO_PROGRESS: o->progress = 0; break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(check_help, stdout); return MSR_EXIT_CLEAN;
+		case OPT_VERSION: printf("msync-replay %s\n", MSR_VERSION); return MSR_EXIT_CLEAN;
+		case ':':
+			return msr_cli_usage_error("check", "option %s needs a value",
+						   argv[optind - 1]);
+		default:
+			return msr_cli_usage_error("check", "unknown option %s",
+						   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return msr_cli_usage_error("check", "missing TRACE argument");
+	if (optind + 1 < argc)
+		return msr_cli_usage_error("check", "unexpected argument '%s'", argv[optind + 1]);
+	o->trace = argv[optind];
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sinks                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static void on_violation(void *ctx, const struct msr_violation *v)
+{
+	struct check_run *run = ctx;
+
+	if (msr_report_add(run->rep, v) && run->o.fail_fast)
+		run->stop = true;
+}
+
+static void on_commit(void *ctx, const struct msr_commit *c)
+{
+	struct check_run *run = ctx;
+
+	if (run->tso)
+		msr_tso_add_commit(run->tso, c);
+}
+
+static void on_op(void *ctx, const struct msr_op *op)
+{
+	struct check_run *run = ctx;
+
+	if (run->tso)
+		msr_tso_add_op(run->tso, op);
+}
+
+static int steps_next(void *ctx, unsigned tnum, struct msr_step *step,
+		      struct msr_error *err)
+{
+	return msr_steplog_next(ctx, tnum, step, err);
+}
+
+static int steps_remaining(void *ctx, unsigned tnum, uint64_t *count,
+			   struct msr_error *err)
+{
+	return msr_steplog_remaining(ctx, tnum, count, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Configuration, command-line overrides and filters: usage-level errors. */
+static int setup_config(struct check_run *run, struct msr_report_filter *f,
+			struct msr_error *err)
+{
+	struct check_opts *o = &run->o;
+	int rc;
+
+	msr_config_default(&run->cfg);
+	if (o->config && (rc = msr_config_load(&run->cfg, o->config, err)))
+		return rc;
+	if (o->has_maxv)
+		run->cfg.max_violations = (unsigned)o->maxv;
+	if (o->has_ctx)
+		run->cfg.context_len = (unsigned)o->ctx;
+	if (o->nimages) {
+		char **grown = realloc(run->cfg.images, (run->cfg.nimages + o->nimages) *
+				       sizeof(*grown));
+
+		if (!grown)
+			return msr_error_set(err, MSR_E_NOMEM, "check", NULL, "out of memory");
+		run->cfg.images = grown;
+		for (unsigned i = 0; i < o->nimages; i++) {
+			grown[run->cfg.nimages] = strdup(o->images[i]);
+			if (!grown[run->cfg.nimages])
+				return msr_error_set(err, MSR_E_NOMEM, "check", NULL,
+						     "out of memory");
+			run->cfg.nimages++;
+		}
+	}
+	memset(f, 0, sizeof(*f));
+	if (o->strands && !msr_report_filter_strands(f, o->strands,
+						     msr_config_strands(&run->cfg)))
+		return msr_error_set(err, MSR_E_USAGE, "check", NULL, "--strand=%s: "
+				     "expected a list like 0-3,13 of strands below %u",
+				     o->strands, msr_config_strands(&run->cfg));
+	if (o->cycles && !msr_report_filter_cycles(f, o->cycles))
+		return msr_error_set(err, MSR_E_USAGE, "check", NULL, "--cycles=%s: "
+				     "expected A:B with A <= B", o->cycles);
+	if (o->pa && !msr_report_filter_pa(f, o->pa))
+		return msr_error_set(err, MSR_E_USAGE, "check", NULL, "--pa=%s: "
+				     "expected LO:HI with LO <= HI", o->pa);
+	return MSR_OK;
+}
+
+/* Open inputs and create the pipeline. Errors here are unusable input. */
+static int setup_pipeline(struct check_run *run, struct msr_error *err)
+{
+	struct msr_engine_sink esink = {run, on_commit, on_op, on_violation};
+	struct msr_engine_sink tsink = {run, NULL, NULL, on_violation};
+	struct msr_trace_opts topts;
+	int rc;
+
+	msr_trace_opts_default(&topts);
+	topts.strands = msr_config_strands(&run->cfg);
+	topts.cores = run->cfg.cores;
+	topts.l2_banks = run->cfg.l2_banks;
+	if ((rc = msr_trace_reader_open(run->o.trace, &topts, &run->rd, err)))
+		return rc;
+	if (run->o.steps &&
+	    (rc = msr_steplog_open(run->o.steps, msr_config_strands(&run->cfg),
+				   run->cfg.step_lookahead, &run->log, err)))
+		return rc;
+	if (!run->o.no_tso && (rc = msr_tso_create(&run->cfg, &tsink, &run->tso, err)))
+		return rc;
+	if ((rc = msr_engine_create(&run->cfg, &esink, &run->eng, err)))
+		return rc;
+	if (run->log) {
+		struct msr_step_source src = {run->log, steps_next, steps_remaining};
+
+		msr_engine_set_steps(run->eng, &src);
+	}
+	for (unsigned i = 0; i < run->cfg.nimages; i++)
+		if ((rc = msr_engine_load_image(run->eng, run->cfg.images[i], err)))
+			return rc;
+	return MSR_OK;
+}
+
+static int add_inputs(struct check_run *run, struct msr_error *err)
+{
+	int rc = msr_report_add_input(run->rep, "trace", run->o.trace, 0, err);
+
+	if (!rc && run->o.steps)
+		rc = msr_report_add_input(run->rep, "steps", run->o.steps, 0, err);
+	if (!rc && run->o.config)
+		rc = msr_report_add_input(run->rep, "config", run->o.config, 0, err);
+	for (unsigned i = 0; !rc && i < run->cfg.nimages; i++)
+		rc = msr_report_add_input(run->rep, "image", run->cfg.images[i], 0, err);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Replay                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void show_progress(const struct check_run *run, bool last)
+{
+	struct msr_trace_reader_stats st;
+	double secs = elapsed_since(&run->t0);
+	double rate;
+
+	msr_trace_reader_get_stats(run->rd, &st);
+	rate = secs > 0 ? (double)st.events / secs : 0;
+	fprintf(stderr, "\rmsync-replay: %llu events, %.1f MB read, %.0f events/s",
+		(unsigned long long)st.events, (double)st.bytes_in / 1e6, rate);
+	if (st.file_size && st.bytes_in && st.bytes_in < st.file_size)
+		fprintf(stderr, ", ETA %.0fs",
+			secs * (double)(st.file_size - st.bytes_in) / (double)st.bytes_in);
+	fputs(last ? "\n" : "   ", stderr);
+}
+
+/* Record why the run stopped short; the error chain goes into the report. */
+static void note_error(struct check_run *run, const struct msr_error *err)
+{
+	msr_error_format(err, run->sum.error, sizeof(run->sum.error));
+	if (!run->sum.error[0])
+		snprintf(run->sum.error, sizeof(run->sum.error), "unknown error");
+	run->sum.complete = false;
+	run->unusable = true;
+}
+
+/* Feed every event to the history and the engine until the end or a stop. */
+static void replay(struct check_run *run, struct msr_error *err)
+{
+	struct msr_event ev;
+	bool progress = run->o.progress > 0 ||
+			(run->o.progress < 0 && !run->o.quiet && isatty(STDERR_FILENO));
+	uint64_t n = 0;
+	int rc;
+
+	for (;;) {
+		if (check_signal) {
+			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "interrupted");
+			snprintf(run->sum.error, sizeof(run->sum.error),
+				 "interrupted by signal %d", (int)check_signal);
+			run->unusable = true;
+			break;
+		}
+		rc = msr_trace_reader_next(run->rd, &ev, err);
+		if (rc == MSR_END) {
+			run->sum.complete = true;
+			break;
+		}
+		if (rc < 0) {
+			note_error(run, err);
+			break;
+		}
+		msr_history_add(run->hist, &ev);
+		rc = msr_engine_apply(run->eng, &ev, err);
+		if (rc < 0) {
+			note_error(run, err);
+			break;
+		}
+		if (run->stop) {
+			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "fail-fast");
+			break;
+		}
+		if (progress && !(++n % CHECK_PROGRESS_EVERY))
+			show_progress(run, false);
+	}
+	if (progress && n >= CHECK_PROGRESS_EVERY)
+		show_progress(run, true);
+}
+
+static void finish(struct check_run *run, struct msr_error *err)
+{
+	struct msr_engine_stats es;
+	struct msr_trace_reader_stats ts;
+
+	msr_error_clear(err);
+	if (msr_engine_finish(run->eng, run->sum.complete, err) < 0 && !run->unusable)
+		note_error(run, err);
+	if (run->tso && msr_tso_finish(run->tso, err) < 0 && !run->unusable)
+		note_error(run, err);
+	msr_engine_get_stats(run->eng, &es);
+	msr_trace_reader_get_stats(run->rd, &ts);
+	run->sum.events = ts.events;
+	run->sum.steps = es.steps;
+	run->sum.loads = es.loads;
+	run->sum.stores = es.stores;
+	run->sum.atomics = es.atomics;
+	run->sum.membars = es.membars;
+	run->sum.commits = es.commits;
+	run->sum.other_messages = es.other_messages;
+	run->sum.learned_bytes = es.learned_bytes;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summary on stderr (at most five lines)                                    */
+/* ------------------------------------------------------------------------ */
+
+static void print_summary(const struct check_run *run)
+{
+	const char *out = run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
+	uint64_t shown = msr_report_shown(run->rep);
+	const struct msr_violation *v = msr_report_get(run->rep, 0);
+	char kinds[256] = "";
+	size_t pos = 0;
+	unsigned nk = 0;
+
+	if (run->sum.error[0])
+		fprintf(stderr, "msync-replay: %s\n", run->sum.error);
+	if (!shown) {
+		fprintf(stderr, "msync-replay: no violations in %llu events (%llu steps)%s; "
+			"report: %s\n", (unsigned long long)run->sum.events,
+			(unsigned long long)run->sum.steps,
+			run->sum.complete ? "" : " replayed so far", out);
+		return;
+	}
+	for (unsigned k = 0; k < MSR_V_COUNT; k++) {
+		uint64_t c = msr_report_kind_count(run->rep, (enum msr_vkind)k);
+
+		if (!c || pos >= sizeof(kinds) - 64)
+			continue;
+		pos += (size_t)snprintf(kinds + pos, sizeof(kinds) - pos, "%s%s",
+					nk ? ", " : "", msr_vkind_name((enum msr_vkind)k));
+		if (c != shown)
+			pos += (size_t)snprintf(kinds + pos, sizeof(kinds) - pos, " x%llu",
+						(unsigned long long)c);
+		nk++;
+	}
+	fprintf(stderr, "msync-replay: %llu violation%s (%s)", (unsigned long long)shown,
+		shown == 1 ? "" : "s", kinds);
+	if (v) {
+		fprintf(stderr, "%s", shown == 1 ? "" : ", first");
+		if (v->strand >= 0)
+			fprintf(stderr, " on strand %d", v->strand);
+		fprintf(stderr, " at cycle %u, event %llu", v->ts,
+			(unsigned long long)v->event);
+	}
+	fprintf(stderr, "; report: %s\n", out);
+	if (v && v->message[0])
+		fprintf(stderr, "msync-replay: V1 %s: %s\n", msr_vkind_name(v->kind),
+			v->message);
+	if (msr_report_filtered(run->rep))
+		fprintf(stderr, "msync-replay: %llu more hidden by --strand/--cycles/--pa\n",
+			(unsigned long long)msr_report_filtered(run->rep));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void teardown(struct check_run *run)
+{
+	if (run->eng)
+		msr_engine_destroy(run->eng);
+	if (run->tso)
+		msr_tso_destroy(run->tso);
+	if (run->log)
+		msr_steplog_close(run->log);
+	if (run->rd)
+		msr_trace_reader_close(run->rd);
+	if (run->rep)
+		msr_report_destroy(run->rep);
+	if (run->hist)
+		msr_history_destroy(run->hist);
+	msr_config_release(&run->cfg);
+}
 
 int msr_cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "msync-replay check: not available in this build yet\n");
-	return MSR_EXIT_UNUSABLE;
+	struct check_run run;
+	struct msr_report_filter filter;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct sigaction sa;
+	int code, rc;
+
+	memset(&run, 0, sizeof(run));
+	code = parse_args(argc, argv, &run.o);
+	if (code >= 0)
+		return code;
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	if ((rc = setup_config(&run, &filter, &err))) {
+		msr_cli_print_error(&err);
+		code = run.o.bisect && rc != MSR_E_USAGE ? MSR_EXIT_BISECT_SKIP
+							  : MSR_EXIT_UNUSABLE;
+		goto out;
+	}
+	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||
+	    (rc = msr_report_create(&run.cfg, run.hist, &run.rep, &err)) ||
+	    (rc = add_inputs(&run, &err))) {
+		msr_cli_print_error(&err);
+		code = MSR_EXIT_UNUSABLE;
+		goto out;
+	}
+	msr_report_set_filter(run.rep, &filter);
+	run.sum.tso = !run.o.no_tso;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if ((rc = setup_pipeline(&run, &err)))
+		note_error(&run, &err);
+	else {
+		replay(&run, &err);
+		finish(&run, &err);
+	}
+	run.sum.elapsed = elapsed_since(&run.t0);
+	msr_report_set_summary(run.rep, &run.sum);
+	if ((rc = msr_report_write_yaml(run.rep, run.o.out, &err))) {
+		msr_cli_print_error(&err);
+		run.unusable = true;
+	}
+	if (!run.o.quiet || run.sum.error[0])
+		print_summary(&run);
+	if (run.unusable)
+		code = run.o.bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+	else
+		code = msr_report_shown(run.rep) ? MSR_EXIT_VIOLATIONS : MSR_EXIT_CLEAN;
+out:
+	teardown(&run);
+	return code;
 }

@@ -61,6 +61,10 @@ struct msr_config {
 	/* limits */
 	size_t step_lookahead;     /* step lines buffered across strands: 1M */
 	size_t max_inflight;       /* entries per strand buffer before error */
+	size_t mab_window;         /* a MAB entry still awaiting answers after
+				    * this many later MAB entries is
+				    * force-retired with a `leftover`
+				    * violation: 64K (0 = default) */
 };
 
 void msr_config_default(struct msr_config *cfg);

@@ -1,0 +1,141 @@
+/*
+ * report.h - the violation report: collects what the engine and the TSO
+ * pass find, and writes it as one YAML document (PRODUCT.md "The violation
+ * report").
+ *
+ * Contract: the collector takes violations as they arrive (in the order
+ * found), numbers them V1, V2, ..., gives each a stable fingerprint, applies
+ * the report filters (strands, cycles, addresses: filtered-out violations
+ * are counted, never shown), keeps at most `max_violations` of them (all
+ * are counted) and copies, at the moment each one arrives, its context: the
+ * last N events that touched the same strand or the same 8-byte block, from
+ * the caller's msr_history. The writer emits with libyaml (never printf),
+ * to a temporary file in the target directory renamed into place, so no
+ * half-written report is ever left behind. It never reads traces itself,
+ * never exits, and keeps no global state.
+ */
+#ifndef MSR_REPORT_H
+#define MSR_REPORT_H
+
+#include "engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Fingerprint of a violation: 16 lowercase hex digits (plus NUL) derived
+ * only from kind, strand, iseq and pa (never from timestamps or event
+ * indices), so the same violation matches across runs and machines.
+ * Definition: FNV-1a 64 over the text "<kind>:<strand>:<iseq>:<pa>" (strand
+ * and iseq in decimal, strand -1 when none, pa as 0x + 10 lowercase hex
+ * digits), then the murmur3 fmix64 finaliser.
+ */
+void msr_report_fingerprint(enum msr_vkind kind, int strand, uint64_t iseq,
+			    uint64_t pa, char out[17]);
+
+/* What to show. An empty filter shows everything. */
+#define MSR_REPORT_MAX_RANGES 16
+
+struct msr_report_filter {
+	bool by_strand;
+	uint8_t strands[MSR_MAX_STRANDS / 8]; /* bit set of shown strands */
+	bool by_cycles;
+	uint32_t cycle_lo, cycle_hi;          /* inclusive */
+	bool by_pa;
+	uint64_t pa_lo, pa_hi;                /* inclusive; overlap with [pa, pa+size) */
+	/* as given on the command line, echoed in the report's config */
+	char strands_text[160], cycles_text[48], pa_text[48];
+};
+
+/* Parse "0-3,7,12" into the strand set of `f`; false when malformed or a
+ * strand is >= strands. */
+bool msr_report_filter_strands(struct msr_report_filter *f, const char *list,
+			       unsigned strands);
+/* Parse "A:B" (either side may be empty = open) as a cycle or address
+ * range; false when malformed or A > B. */
+bool msr_report_filter_cycles(struct msr_report_filter *f, const char *range);
+bool msr_report_filter_pa(struct msr_report_filter *f, const char *range);
+
+/* Whether a violation passes the filter. */
+bool msr_report_filter_match(const struct msr_report_filter *f,
+			     const struct msr_violation *v);
+
+/* Run totals for the summary section (filled by the caller at the end). */
+struct msr_report_summary {
+	uint64_t events;
+	uint64_t steps;
+	uint64_t loads;
+	uint64_t stores;
+	uint64_t atomics;
+	uint64_t membars;
+	uint64_t commits;
+	uint64_t other_messages;
+	uint64_t learned_bytes;
+	bool complete;       /* the whole trace was replayed */
+	char error[512];     /* why the run is incomplete ("" = no error) */
+	char stopped[64];    /* "fail-fast", "interrupted" or "" */
+	double elapsed;      /* seconds */
+	bool tso;            /* the TSO pass ran */
+};
+
+struct msr_report;
+
+/*
+ * Create a collector. `cfg` supplies context_len and max_violations and is
+ * copied as the report's effective configuration (images included).
+ * `history` (may be NULL: no context) must outlive the collector.
+ */
+int msr_report_create(const struct msr_config *cfg,
+		      const struct msr_history *history,
+		      struct msr_report **out, struct msr_error *err);
+
+void msr_report_set_filter(struct msr_report *r,
+			   const struct msr_report_filter *f);
+
+/* Record an input file ("trace", "steps", "config", "image"); the size is
+ * taken from the file when `size` is 0 and the path is not "-". */
+int msr_report_add_input(struct msr_report *r, const char *role,
+			 const char *path, uint64_t size, struct msr_error *err);
+
+/*
+ * Take one violation (copied). Returns true when it was shown (passed the
+ * filter), whether or not it was kept (max_violations). Suitable as the
+ * body of a msr_engine_sink violation callback.
+ */
+bool msr_report_add(struct msr_report *r, const struct msr_violation *v);
+
+/* Engine sink callback: ctx is the struct msr_report. */
+void msr_report_sink_violation(void *ctx, const struct msr_violation *v);
+
+void msr_report_set_summary(struct msr_report *r,
+			    const struct msr_report_summary *s);
+
+/* Counts: violations shown (found and not filtered out), kept, filtered. */
+uint64_t msr_report_shown(const struct msr_report *r);
+uint64_t msr_report_filtered(const struct msr_report *r);
+size_t msr_report_kept(const struct msr_report *r);
+uint64_t msr_report_kind_count(const struct msr_report *r, enum msr_vkind k);
+
+/* The i-th kept violation (0-based, in the order found), its id number
+ * (i + 1), fingerprint and context lines; NULL when out of range. */
+const struct msr_violation *msr_report_get(const struct msr_report *r,
+					   size_t i);
+const char *msr_report_get_fingerprint(const struct msr_report *r, size_t i);
+size_t msr_report_get_context(const struct msr_report *r, size_t i,
+			      const char *const **lines);
+
+/*
+ * Write the YAML report to `path` ("-" or NULL = standard output) through
+ * a temporary file in the same directory renamed into place.
+ */
+int msr_report_write_yaml(const struct msr_report *r, const char *path,
+			  struct msr_error *err);
+
+void msr_report_destroy(struct msr_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MSR_REPORT_H */

@@ -1,0 +1,453 @@
+/*
+ * test_tso.c - unit tests of the TSO checker's interval placement on
+ * hand-built op/commit streams: each tso-* kind positive and negative,
+ * repeated values at one address, bypassed loads, ops that wait for a
+ * commit, and the shape of the proof cycles.
+ */
+#include <criterion/criterion.h>
+
+#include "test_tso_harness.h"
+
+#define X 0x1000ull
+#define Y 0x1040ull
+#define Z 0x1080ull
+
+static struct h_run h;
+
+static void setup(void)
+{
+	cr_assert_eq(h_init(&h), MSR_OK);
+}
+
+static void teardown(void)
+{
+	if (h.tso)
+		h_fini(&h);
+}
+
+TestSuite(tso, .init = setup, .fini = teardown);
+
+static void assert_only(enum msr_vkind kind, unsigned n)
+{
+	h_fini(&h);
+	cr_assert_eq(h.nv, n, "expected %u violations, got %u", n, h.nv);
+	cr_assert_eq(h.per_kind[kind], n, "expected %u of kind %d", n, kind);
+}
+
+static void assert_clean(void)
+{
+	h_fini(&h);
+	cr_assert_eq(h.nv, 0, "expected no violation, got %u (first kind %d: %s)",
+		     h.nv, h.nv ? (int)h.v[0].kind : -1,
+		     h.nv ? h.v[0].message : "");
+}
+
+/* MP: T0 st x; st y | T1 ld y; ld x */
+static void mp(uint64_t ry_co, uint64_t rx_co)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 0, Y, 1);
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_commit(&h, 0, sy, Y, 1, false); /* co 2 */
+	h_load(&h, 1, Y, ry_co ? 1 : 0, 0, ry_co ? sy : 0, ry_co);
+	h_load(&h, 1, X, rx_co ? 1 : 0, 0, rx_co ? sx : 0, rx_co);
+}
+
+Test(tso, mp_allowed)
+{
+	mp(0, 0);
+	assert_clean();
+}
+
+Test(tso, mp_allowed_new_new)
+{
+	mp(2, 1);
+	assert_clean();
+}
+
+Test(tso, mp_forbidden_is_load_order_with_proof)
+{
+	const struct msr_violation *v;
+
+	mp(2, 0);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+	v = &h.v[0];
+	cr_assert_eq(v->strand, 1);
+	cr_assert_eq(v->iseq, 2);
+	cr_assert_eq(v->pa, X);
+	/* ld y -po-> ld x -fr-> st x -co-> st y -rf-> ld y */
+	cr_assert_eq(v->nproof, 4);
+	cr_assert_eq(v->proof[0].pa, Y);
+	cr_assert_eq(v->proof[0].rel, MSR_REL_PO);
+	cr_assert_eq(v->proof[1].pa, X);
+	cr_assert_eq(v->proof[1].rel, MSR_REL_FR);
+	cr_assert_eq(v->proof[2].op, MSR_STEP_ST);
+	cr_assert_eq(v->proof[2].pa, X);
+	cr_assert_eq(v->proof[2].rel, MSR_REL_CO);
+	cr_assert_eq(v->proof[3].pa, Y);
+	cr_assert_eq(v->proof[3].rel, MSR_REL_RF);
+	cr_assert_eq(v->proof[3].iseq, 2);
+	cr_assert_eq(v->observed_from.valid, false); /* initial value */
+	cr_assert_eq(v->expected_from.co, 1);
+}
+
+/* Repeated value at one address: co 1 and co 3 both write 1. */
+static void repeated(uint64_t first, uint64_t second)
+{
+	uint64_t a = h_store(&h, 0, X, 1), b = h_store(&h, 1, X, 2);
+	uint64_t c = h_store(&h, 2, X, 1);
+	uint64_t sseq[4] = {0, a, b, c};
+	unsigned strand[4] = {0, 0, 1, 2};
+
+	h_commit(&h, 0, a, X, 1, false);
+	h_commit(&h, 1, b, X, 2, false);
+	h_commit(&h, 2, c, X, 1, false);
+	h_load(&h, 3, X, first == 2 ? 2 : 1, strand[first], sseq[first],
+	       first);
+	h_load(&h, 3, X, second == 2 ? 2 : 1, strand[second], sseq[second],
+	       second);
+}
+
+Test(tso, repeated_value_in_order)
+{
+	repeated(1, 3);
+	assert_clean();
+}
+
+Test(tso, repeated_value_read_backwards_is_coherence)
+{
+	repeated(3, 1); /* same value 1 twice, but co 3 then co 1 */
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+	cr_assert_eq(h.v[0].observed_from.co, 1);
+	cr_assert_eq(h.v[0].expected_from.co, 2);
+}
+
+Test(tso, foreign_read_while_own_store_buffered_is_coherence)
+{
+	uint64_t s = h_store(&h, 0, X, 1);
+	uint64_t r = h_store(&h, 1, X, 2);
+
+	h_load_bypass(&h, 0, X, 1, s);
+	h_commit(&h, 1, r, X, 2, false);
+	h_load(&h, 0, X, 2, 1, r, 1); /* own store still buffered */
+	h_fini(&h);
+	/* reading co 1 while the own store (uncommitted) is youngest */
+	cr_assert_eq(h.nv, 1);
+	cr_assert_eq(h.per_kind[MSR_V_TSO_COHERENCE], 1);
+}
+
+Test(tso, bypass_then_other_store_allowed)
+{
+	uint64_t s = h_store(&h, 0, X, 1);
+	uint64_t r = h_store(&h, 1, X, 2);
+
+	h_load_bypass(&h, 0, X, 1, s);
+	h_commit(&h, 1, r, X, 2, false); /* co 1 */
+	h_commit(&h, 0, s, X, 1, false); /* co 2 */
+	h_load(&h, 0, X, 1, 0, s, 2);
+	h_load(&h, 1, X, 1, 0, s, 2);
+	assert_clean();
+}
+
+Test(tso, own_store_then_initial_is_coherence)
+{
+	uint64_t s = h_store(&h, 0, X, 1);
+
+	h_commit(&h, 0, s, X, 1, false);
+	h_load(&h, 0, X, 0, 0, 0, 0);
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+	cr_assert_eq(h.v[0].nproof, 2);
+	cr_assert_eq(h.v[0].proof[0].rel, MSR_REL_PO);
+	cr_assert_eq(h.v[0].proof[1].rel, MSR_REL_FR);
+}
+
+Test(tso, bypass_of_older_entry_is_value)
+{
+	uint64_t s1 = h_store(&h, 0, X, 1);
+
+	h_store(&h, 0, X, 2);
+	h_load_bypass(&h, 0, X, 1, s1);
+	assert_only(MSR_V_TSO_VALUE, 1);
+}
+
+Test(tso, bypass_from_other_strand_is_value)
+{
+	uint64_t s1 = h_store(&h, 1, X, 1);
+	struct msr_op op;
+
+	memset(&op, 0, sizeof(op));
+	h_op_init(&h, &op, 0, MSR_OP_LOAD, MSR_STEP_LD, X);
+	h_word(op.blk[0].load, 1);
+	h_set_rf(&op.blk[0], MSR_RF_BYPASS, 1, s1, 0);
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_VALUE, 1);
+}
+
+Test(tso, store_order_positive_and_negative)
+{
+	uint64_t a = h_store(&h, 0, X, 1), b = h_store(&h, 0, Y, 1);
+
+	h_commit(&h, 0, b, Y, 1, false);
+	h_commit(&h, 0, a, X, 1, false);
+	assert_only(MSR_V_TSO_STORE_ORDER, 1);
+	cr_assert_eq(h.v[0].nproof, 2);
+	cr_assert_eq(h.v[0].proof[0].pa, X);
+	cr_assert_eq(h.v[0].proof[0].rel, MSR_REL_PO);
+	cr_assert_eq(h.v[0].proof[1].pa, Y);
+	cr_assert_eq(h.v[0].proof[1].rel, MSR_REL_CO);
+}
+
+Test(tso, store_order_rmo_exempt)
+{
+	struct msr_commit c;
+	uint64_t a = h_store(&h, 0, X, 1), b = h_store(&h, 0, Y, 1);
+
+	memset(&c, 0, sizeof(c));
+	c.co = ++h.co;
+	c.strand = 0;
+	c.sseq = b;
+	c.pa8 = Y;
+	c.mask = 0xff;
+	c.rmo = true;
+	msr_tso_add_commit(h.tso, &c);
+	h_commit(&h, 0, a, X, 1, false);
+	assert_clean();
+}
+
+/* SB+membar: T0 st x; membar; ld y | T1 st y; membar; ld x */
+static void sb_membar(bool t0_new, bool t1_new)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x2);
+	h_membar(&h, 1, 0x2);
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_commit(&h, 1, sy, Y, 1, false); /* co 2 */
+	h_load(&h, 0, Y, t0_new, 1, t0_new ? sy : 0, t0_new ? 2 : 0);
+	h_load(&h, 1, X, t1_new, 0, t1_new ? sx : 0, t1_new ? 1 : 0);
+}
+
+Test(tso, sb_membar_allowed)
+{
+	sb_membar(false, true);
+	assert_clean();
+}
+
+Test(tso, sb_membar_forbidden_is_membar)
+{
+	sb_membar(false, false);
+	assert_only(MSR_V_TSO_MEMBAR, 1);
+	cr_assert_eq(h.v[0].strand, 1);
+	/* st y -po-> membar -po-> ld x -fr-> st x -co-> st y */
+	cr_assert_eq(h.v[0].nproof, 4);
+	cr_assert_eq(h.v[0].proof[1].op, MSR_STEP_MEMBAR);
+}
+
+Test(tso, sb_without_membar_allowed)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	h_load(&h, 1, X, 0, 0, 0, 0);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_commit(&h, 1, sy, Y, 1, false);
+	assert_clean();
+}
+
+Test(tso, membar_load_waits_for_late_commit)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x2);
+	h_load(&h, 0, Y, 0, 0, 0, 0); /* waits: st x not committed */
+	h_commit(&h, 1, sy, Y, 1, false); /* co 1 overwrites y */
+	h_commit(&h, 0, sx, X, 1, false); /* co 2: load is after it */
+	assert_only(MSR_V_TSO_MEMBAR, 1);
+}
+
+Test(tso, membar_load_waits_allowed)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x2);
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_commit(&h, 1, sy, Y, 1, false);
+	assert_clean();
+}
+
+Test(tso, membar_without_storeload_bit_no_floor)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x1 | 0x4 | 0x8);
+	h_commit(&h, 1, sy, Y, 1, false);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	assert_clean();
+}
+
+Test(tso, atomicity_positive)
+{
+	uint64_t a = h_next_sseq(&h, 0), s = h_store(&h, 1, X, 5);
+
+	h_commit(&h, 1, s, X, 5, false);  /* co 1 */
+	h_commit(&h, 0, a, X, 9, true);   /* co 2 */
+	h_swap(&h, 0, X, a, 0, 9, 0, 0, 0); /* read the initial value */
+	assert_only(MSR_V_TSO_ATOMICITY, 1);
+	cr_assert_eq(h.v[0].nproof, 2);
+	cr_assert_eq(h.v[0].proof[0].rel, MSR_REL_FR);
+	cr_assert_eq(h.v[0].proof[1].rel, MSR_REL_CO);
+}
+
+Test(tso, atomicity_negative_and_op_before_commit)
+{
+	uint64_t a = h_next_sseq(&h, 0), s = h_store(&h, 1, X, 5);
+
+	h_commit(&h, 1, s, X, 5, false);    /* co 1 */
+	h_swap(&h, 0, X, a, 5, 9, 1, s, 1); /* waits for its commit */
+	h_commit(&h, 0, a, X, 9, true);     /* co 2 */
+	h_load(&h, 1, X, 9, 0, a, 2);
+	assert_clean();
+}
+
+Test(tso, atomic_is_a_storeload_barrier)
+{
+	uint64_t a = h_next_sseq(&h, 0), sy = h_store(&h, 1, Y, 1);
+
+	h_commit(&h, 0, a, X, 1, true);  /* co 1 */
+	h_swap(&h, 0, X, a, 0, 1, 0, 0, 0);
+	h_commit(&h, 1, sy, Y, 1, false); /* co 2 */
+	h_load(&h, 1, X, 1, 0, a, 1);
+	h_load(&h, 0, Y, 0, 0, 0, 0); /* may precede co 2: fine */
+	assert_clean();
+}
+
+Test(tso, atomic_barrier_forbidden)
+{
+	uint64_t sx = h_store(&h, 0, X, 1);
+	uint64_t a = h_next_sseq(&h, 1);
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_commit(&h, 1, a, Y, 1, true);   /* co 2 */
+	h_swap(&h, 1, Y, a, 0, 1, 0, 0, 0);
+	h_load(&h, 1, X, 0, 0, 0, 0);     /* after co 2, x is 1 */
+	assert_only(MSR_V_TSO_MEMBAR, 1);
+}
+
+Test(tso, load_store_positive)
+{
+	uint64_t sy = h_next_sseq(&h, 0), sx = h_store(&h, 1, X, 1);
+
+	h_commit(&h, 0, sy, Y, 1, false); /* co 1: before its op */
+	h_commit(&h, 1, sx, X, 1, false); /* co 2 */
+	h_load(&h, 0, X, 1, 1, sx, 2);
+	h.sseq[0] = 0;
+	h_store(&h, 0, Y, 1); /* sseq 1 again: the committed entry */
+	assert_only(MSR_V_TSO_LOAD_STORE, 1);
+	cr_assert_eq(h.v[0].nproof, 3);
+}
+
+Test(tso, load_store_negative)
+{
+	uint64_t sx = h_store(&h, 1, X, 1);
+	uint64_t sy;
+
+	h_commit(&h, 1, sx, X, 1, false);
+	h_load(&h, 0, X, 1, 1, sx, 1);
+	sy = h_store(&h, 0, Y, 1);
+	h_commit(&h, 0, sy, Y, 1, false);
+	assert_clean();
+}
+
+Test(tso, read_own_later_store_is_coherence)
+{
+	uint64_t sx = h_next_sseq(&h, 0);
+
+	h_commit(&h, 0, sx, X, 1, false);
+	h_load(&h, 0, X, 1, 0, sx, 1);
+	h.sseq[0] = 0;
+	h_store(&h, 0, X, 1);
+	h_fini(&h);
+	cr_assert_geq(h.per_kind[MSR_V_TSO_COHERENCE], 1);
+	cr_assert_eq(h.nv, h.per_kind[MSR_V_TSO_COHERENCE]);
+}
+
+Test(tso, torn_read_is_value)
+{
+	uint64_t a = h_store(&h, 0, X, 0x1111111111111111ull);
+	uint64_t b = h_store(&h, 1, X, 0x2222222222222222ull);
+	struct msr_op op;
+
+	h_commit(&h, 0, a, X, 0x1111111111111111ull, false); /* co 1 */
+	h_commit(&h, 1, b, X, 0x2222222222222222ull, false); /* co 2 */
+	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
+	h_word(op.blk[0].load, 0x2222222211111111ull);
+	op.blk[0].nrf = 2;
+	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 1, b, 2};
+	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 0, a, 1};
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_VALUE, 1);
+}
+
+Test(tso, untorn_split_sources_allowed)
+{
+	struct msr_op op;
+	struct msr_commit c;
+	uint64_t a = h_store(&h, 0, X, 0x1111111111111111ull);
+
+	h_commit(&h, 0, a, X, 0x1111111111111111ull, false); /* co 1 */
+	memset(&c, 0, sizeof(c));
+	c.co = ++h.co; /* co 2 writes only the low half */
+	c.strand = 1;
+	c.sseq = 1;
+	c.pa8 = X;
+	c.mask = 0x0f;
+	msr_tso_add_commit(h.tso, &c);
+	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
+	op.blk[0].nrf = 2;
+	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 0, a, 1};
+	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 1, 1, 2};
+	msr_tso_add_op(h.tso, &op);
+	assert_clean();
+}
+
+Test(tso, unresolved_at_finish_no_false_alarm)
+{
+	uint64_t sx = h_store(&h, 0, X, 1);
+	uint64_t a = h_next_sseq(&h, 1);
+
+	(void)sx;
+	h_membar(&h, 0, 0x2);
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	h_swap(&h, 1, Z, a, 0, 1, 0, 0, 0);
+	assert_clean();
+}
+
+Test(tso, two_checkers_are_independent)
+{
+	struct h_run h2;
+	uint64_t sx, sy;
+
+	cr_assert_eq(h_init(&h2), MSR_OK);
+	sx = h_store(&h2, 0, X, 1);
+	sy = h_store(&h2, 0, Y, 1);
+	h_commit(&h2, 0, sy, Y, 1, false);
+	h_commit(&h2, 0, sx, X, 1, false);
+	mp(0, 0);
+	h_fini(&h2);
+	cr_assert_eq(h2.nv, 1);
+	assert_clean();
+}
+
+Test(tso, io_loads_are_not_checked)
+{
+	uint64_t io = 1ull << 39;
+	uint64_t sx = h_store(&h, 0, io | X, 1), sy = h_store(&h, 0, Y, 1);
+
+	h_commit(&h, 0, sx, io | X, 1, false);
+	h_commit(&h, 0, sy, Y, 1, false);
+	h_load(&h, 1, Y, 1, 0, sy, 2);
+	h_load(&h, 1, io | X, 0, 0, 0, 0);
+	assert_clean();
+}

@@ -1,0 +1,156 @@
+/*
+ * tso-internal.h - private state of the TSO checker pass (checker/tso*.c).
+ *
+ * The checker places every load of a strand, in program order, at the
+ * earliest gap of the global commit order (co) its constraints allow, and
+ * checks that gap against the interval [co of the store it reads from, co of
+ * the next store to the same byte). See docs/tso.md for the algorithm. This
+ * header is shared by tso.c (state, placement) and tso_proof.c (violation
+ * building) only; nothing outside checker/ may include it.
+ */
+#ifndef MSR_TSO_INTERNAL_H
+#define MSR_TSO_INTERNAL_H
+
+#include "checker.h"
+
+/* How a lower bound on a strand's memory-order position was established. */
+enum tso_wit_type {
+	TSO_WIT_NONE = 0,
+	TSO_WIT_RF,  /* a load of the strand (`via`) read store `store` */
+	TSO_WIT_OWN, /* own store `store`, ordered before by a barrier */
+};
+
+/* The witness of a position: the store whose co it is and why the strand
+ * must be at or after it. Kept by value so proofs survive ring eviction. */
+struct tso_wit {
+	uint8_t type;        /* enum tso_wit_type */
+	bool has_barrier;    /* OWN: `barrier` is a separate op of the cycle */
+	bool rmo;            /* OWN: the store is an RMO store */
+	uint64_t co;         /* position: co of `store` */
+	uint64_t via_pa;     /* RF: bytes [via_pa, via_pa + via_size) read */
+	unsigned via_size;
+	struct msr_proof_op via;
+	struct msr_proof_op barrier;
+	struct msr_proof_op store;
+};
+
+/* One commit, in a ring indexed by co. */
+struct tso_crec {
+	uint64_t co;        /* 0 = empty slot */
+	uint64_t pa8, sseq, iseq, pc, event;
+	uint64_t next[8];   /* co of the next commit to each byte, 0 = none yet */
+	uint32_t ts;
+	uint8_t strand, mask, step_op;
+	uint8_t data[8];
+	bool rmo, atomic;
+};
+
+/* One store entry of a strand, in a ring indexed by sseq. */
+struct tso_srec {
+	uint64_t sseq;      /* 0 = empty slot */
+	uint64_t co;        /* 0 = not committed (yet) */
+	bool have_op, rmo, atomic;
+	struct msr_proof_op info; /* the executed store, when have_op */
+};
+
+/* Open-addressing map keyed by an 8-byte block address; entries start with
+ * `uint64_t key` (pa8 + 1, 0 = empty). */
+struct tso_map {
+	unsigned char *slots;
+	size_t esz, cap, n;
+};
+
+/* Global per-block facts: newest and first commit of each byte. */
+struct tso_block {
+	uint64_t key;
+	uint64_t latest[8];
+	uint64_t first[8];
+};
+
+/* Per strand and block: the youngest executed own store to each byte. */
+struct tso_own {
+	uint64_t key;
+	uint64_t sseq[8];  /* 0 = none */
+	uint64_t co[8];    /* its commit, 0 = not committed yet */
+	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
+};
+
+struct tso_strand {
+	struct tso_srec *st;
+	size_t st_cap;
+	struct tso_map own;
+	uint64_t last_st_sseq;  /* youngest executed store entry */
+	uint64_t barrier_upto;  /* stores <= this precede later loads */
+	uint64_t scanned;       /* stores <= this folded into f_sl */
+	struct msr_proof_op barrier_op;
+	bool barrier_is_atomic;
+	uint64_t f_sl;          /* StoreLoad floor (membar / atomic) */
+	struct tso_wit w_sl;
+	uint64_t f_ll;          /* position of the latest placed load */
+	struct tso_wit w_ll;
+	uint64_t ss_last;       /* sseq of the latest committed non-RMO store */
+	struct msr_op *q;       /* ops waiting for a commit, program order */
+	size_t qcap, qhead, qlen;
+};
+
+struct tso_byte {
+	uint64_t pa;
+	uint64_t lo;   /* earliest gap (co of the store read, 0 for own) */
+	uint64_t hi;   /* co of the next store to the byte, 0 = none yet */
+	uint64_t src;  /* co of the store read, 0 = initial / uncommitted */
+};
+
+struct tso_load {
+	const struct msr_op *op;
+	struct msr_proof_op self;
+	unsigned nb;
+	struct tso_byte b[64];
+	bool reported;
+};
+
+struct msr_tso {
+	struct msr_engine_sink sink;
+	unsigned tpc;            /* threads per core */
+	struct tso_strand *s;    /* [MSR_MAX_STRANDS] */
+	struct tso_crec *ring;
+	size_t ring_cap;
+	struct tso_map blocks;
+	uint64_t n;              /* commits seen: the newest co */
+	unsigned nblocked;       /* strands with queued ops */
+	bool finishing;
+	bool nomem;
+	struct tso_load ld;         /* scratch for the load being placed */
+	uint64_t reported;
+};
+
+#define TSO_IO_BIT (1ull << 39)
+
+/* tso.c */
+const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
+void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
+		     struct msr_proof_op *out);
+void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+
+/* tso_proof.c: build and emit one violation. */
+struct tso_report {
+	enum msr_vkind kind;
+	const struct msr_op *op;     /* where it is established (or NULL) */
+	const struct msr_proof_op *at; /* used when op is NULL */
+	uint64_t pa;
+	unsigned size;
+	uint32_t ts;
+	uint64_t event;
+	uint64_t observed_co;        /* store read (0 = none / initial) */
+	uint64_t expected_co;        /* store that should have been seen */
+	unsigned nproof;
+	struct msr_proof_op proof[MSR_PROOF_MAX];
+	char message[640]; /* cut to the violation's size on emit */
+};
+
+void tso_report_init(struct tso_report *r, enum msr_vkind kind,
+		     const struct msr_op *op);
+void tso_report_push(struct tso_report *r, const struct msr_proof_op *p,
+		     enum msr_rel rel);
+void tso_report_emit(struct msr_tso *t, const struct tso_report *r);
+
+#endif /* MSR_TSO_INTERNAL_H */

@@ -1,0 +1,108 @@
+#!/bin/bash
+# msync-replay check end to end (TAP): options, filters, exit codes, the
+# stderr summary, partial reports and atomic report writing, on the
+# hand-written scenarios of testdata/engine.
+. "$(dirname "$0")/trace-lib.sh"
+ENG="$MSR_SOURCE_ROOT/testdata/engine"
+
+yget() { # file dotted.path -> value (python3 + PyYAML)
+	python3 - "$1" "$2" <<'PY'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if isinstance(d, list) else d.get(k)
+print("null" if d is None else (str(d).lower() if isinstance(d, bool) else d))
+PY
+}
+
+expect_rc() { # description expected-rc command...
+	local desc=$1 want=$2 rc
+	shift 2
+	"$@" >stdout.txt 2>stderr.txt
+	rc=$?
+	[ "$rc" -eq "$want" ]
+	ok $? "$desc (exit $rc)"
+	[ "$rc" -eq "$want" ] || sed 's/^/#   /' stderr.txt
+}
+
+LV="$ENG/v_load_value.trace"
+LVS="$ENG/v_load_value.steps"
+
+expect_rc "--help" 0 "$MSR" check --help
+grep -q -- "--strand LIST" stdout.txt && grep -q "Filters only hide violations" stdout.txt
+ok $? "--help lists the filters and says they only hide violations"
+expect_rc "no TRACE is a usage error" 2 "$MSR" check
+grep -q "missing TRACE argument" stderr.txt; ok $? "names the missing argument"
+expect_rc "unknown option" 2 "$MSR" check --frobnicate "$LV"
+expect_rc "--context out of range" 2 "$MSR" check --context 65 "$LV"
+expect_rc "--strand malformed" 2 "$MSR" check --strand 3-x "$LV"
+expect_rc "--cycles reversed" 2 "$MSR" check --cycles 9:1 "$LV"
+
+printf 'system:\n  cores: 4\n  colour: 1\n' >bad.yaml
+expect_rc "bad config" 2 "$MSR" check --config bad.yaml -o r.yaml "$LV"
+grep -q "bad.yaml:3:3: unknown key 'colour' in section system" stderr.txt
+ok $? "config error names file:line:col and the key"
+[ ! -e r.yaml ]; ok $? "no report for an unusable configuration"
+
+expect_rc "missing trace" 2 "$MSR" check -o miss.yaml nonexistent.trace
+[ "$(yget miss.yaml summary.complete)" = false ]
+ok $? "missing trace still gets a report with complete: false"
+grep -q "nonexistent.trace" stderr.txt; ok $? "the error names the trace"
+expect_rc "--bisect turns unusable input into 125" 125 "$MSR" check --bisect -o m2.yaml nonexistent.trace
+
+expect_rc "load-value scenario" 1 "$MSR" check "$LV" --steps "$LVS" -o lv.yaml --no-tso
+grep -Eq '^msync-replay: 1 violation \(load-value\) on strand 0 at cycle [0-9]+, event [0-9]+; report: lv.yaml$' stderr.txt
+ok $? "first summary line names kind, strand, cycle, event and report"
+[ "$(wc -l <stderr.txt)" -le 5 ]; ok $? "at most five summary lines"
+expect_rc "--quiet" 1 "$MSR" check -q "$LV" --steps "$LVS" -o q.yaml
+[ ! -s stderr.txt ]; ok $? "--quiet prints nothing when the input is usable"
+
+expect_rc "--strand hides other strands" 0 "$MSR" check "$LV" --steps "$LVS" -o s.yaml --strand 1-3
+[ "$(yget s.yaml summary.filtered_out)" = 1 ] && [ "$(yget s.yaml summary.violations)" = 0 ]
+ok $? "hidden violations are counted as filtered_out"
+[ "$(yget s.yaml config.filters.strands)" = 1-3 ]; ok $? "the filter is echoed in config"
+expect_rc "--strand shows the own strand" 1 "$MSR" check "$LV" --steps "$LVS" -o s.yaml --strand 0,5
+expect_rc "--cycles outside" 0 "$MSR" check "$LV" --steps "$LVS" -o c.yaml --cycles 100:
+expect_rc "--pa inside" 1 "$MSR" check "$LV" --steps "$LVS" -o p.yaml --pa 0xd004:0xd004
+expect_rc "--pa outside" 0 "$MSR" check "$LV" --steps "$LVS" -o p.yaml --pa :0xcfff
+
+expect_rc "report to stdout" 1 "$MSR" check "$LV" --steps "$LVS"
+[ "$(yget stdout.txt violations.0.kind)" = load-value ]; ok $? "stdout report is YAML"
+grep -q "report: stdout" stderr.txt; ok $? "summary says the report went to stdout"
+
+# Two wrong loads: the cap, fail-fast and fingerprints
+{ cat "$LV"; grep -v '^#' "$LV" | sed 's/d000/d008/g; s/ts=1\b/ts=2/'; } >two.trace
+{ cat "$LVS"; echo "0 0x104 ld pa=0xd008 size=8 ld=3333333333333333"; } >two.steps
+expect_rc "two violations" 1 "$MSR" check two.trace --steps two.steps -o t.yaml
+[ "$(yget t.yaml summary.violations)" = 2 ] && [ "$(yget t.yaml violations.1.id)" = V2 ]
+ok $? "both violations listed, numbered V1, V2"
+expect_rc "--max-violations 1" 1 "$MSR" check two.trace --steps two.steps -o m.yaml --max-violations 1
+[ "$(yget m.yaml summary.violations)" = 2 ] && [ "$(yget m.yaml summary.listed)" = 1 ]
+ok $? "--max-violations lists one and counts both"
+expect_rc "--fail-fast" 1 "$MSR" check two.trace --steps two.steps -o f.yaml --fail-fast
+[ "$(yget f.yaml summary.violations)" = 1 ] && [ "$(yget f.yaml summary.stopped)" = fail-fast ] &&
+	[ "$(yget f.yaml summary.complete)" = false ]
+ok $? "--fail-fast stops at the first violation and says so"
+[ "$(yget t.yaml violations.0.fingerprint)" = "$(yget m.yaml violations.0.fingerprint)" ] &&
+	[ "$(yget t.yaml violations.0.fingerprint)" != "$(yget t.yaml violations.1.fingerprint)" ]
+ok $? "fingerprints are stable across runs and distinct per violation"
+
+printf 'report:\n  context: 2\n' >ctx.yaml
+expect_rc "context from the config" 1 "$MSR" check two.trace --steps two.steps -o x.yaml --config ctx.yaml
+[ "$(yget x.yaml config.context)" = 2 ] &&
+	python3 -c 'import sys,yaml; d=yaml.safe_load(open("x.yaml")); sys.exit(0 if all(0 < len(v["context"]) <= 2 for v in d["violations"]) else 1)'
+ok $? "context holds at most report.context events"
+expect_rc "--context overrides the config" 1 "$MSR" check two.trace --steps two.steps -o y.yaml --config ctx.yaml --context 0
+[ "$(yget y.yaml config.context)" = 0 ]; ok $? "--context 0 takes precedence"
+
+zstd -q -c two.trace >two.trace.zst && zstd -q -c two.steps >two.steps.zst
+expect_rc "zstd trace and step log" 1 "$MSR" check two.trace.zst --steps two.steps.zst -o z.yaml
+[ "$(yget z.yaml violations.1.observed)" = 0x3333333333333333 ]; ok $? "same findings from compressed inputs"
+
+mkdir out && echo old >out/r.yaml
+expect_rc "report replaces an existing file" 1 "$MSR" check "$LV" --steps "$LVS" -o out/r.yaml
+[ "$(ls -A out)" = r.yaml ] && [ "$(yget out/r.yaml tool.name)" = msync-replay ]
+ok $? "written through a temporary file renamed into place"
+expect_rc "unwritable report directory" 2 "$MSR" check "$LV" --steps "$LVS" -o /nonexistent/r.yaml
+
+finish

@@ -1,0 +1,255 @@
+/*
+ * engine-internal.h - the memory-sync engine's state (semantics.md section 2)
+ * shared by the engine's source files.
+ *
+ * Per strand: load and store rings (the store ring holds the store buffer,
+ * the retired buffer and the RMO buffer as entry states), a ring of the
+ * strand's pending commits and a small FIFO of outstanding L1 misses. Global:
+ * the memory access buffer (MAB) of entries that await acknowledgements, one
+ * EVICT FIFO per L2 bank, the per-core L1 pieces, the sparse memory image
+ * and a bounded commit history. Nothing here is global or static mutable
+ * state; nothing here prints or exits.
+ */
+#ifndef MSR_ENGINE_INTERNAL_H
+#define MSR_ENGINE_INTERNAL_H
+
+#include "engine.h"
+#include "util-internal.h"
+
+#include <stdarg.h>
+
+#define MSR_IO_BIT (1ULL << 39)
+#define MSR_PAGE_SHIFT 12
+#define MSR_PAGE_SIZE (1u << MSR_PAGE_SHIFT)
+#define MSR_L1_LINE_MAX 64
+#define MSR_FILLS 16
+#define MSR_DEFAULT_MAB_WINDOW 65536
+#define MSR_COMMIT_HISTORY 65536 /* power of two */
+#define MSR_OBSERVED_SEARCH 256  /* commits walked back to name a value */
+
+/* Where one byte's current value came from (feeds msr_rf). */
+struct msr_src {
+	uint64_t co;            /* COMMIT: commit number */
+	uint64_t sseq : 48;     /* COMMIT / BYPASS: store entry */
+	uint64_t strand : 8;
+	uint64_t kind : 8;      /* enum msr_rf_kind */
+};
+
+/* Load entry flags */
+#define LDF_DATA 0x01
+#define LDF_EXEC 0x02
+#define LDF_POPPED 0x04
+#define LDF_IO 0x08
+#define LDF_RMO_OVERLAP 0x10 /* an RMO store overlapped at issue */
+
+struct ld_ent {
+	uint64_t pa;          /* byte address of this entry's first byte */
+	uint64_t key;         /* 8-byte block (cacheable) or full pa (I/O) */
+	uint64_t group;       /* seq of the first entry of the instruction */
+	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
+	uint64_t iseq, pc;
+	uint64_t issue_event, data_event;
+	uint32_t issue_ts, data_ts;
+	uint32_t l1_fill_ts;  /* L1 hit: when the piece it read was filled */
+	uint8_t itype, dsrc, flags;
+	uint8_t nent;         /* entries of the instruction (1, 2, 8) */
+	uint8_t acc;          /* access size of the instruction, bytes */
+	uint8_t mask;         /* bytes of this block accessed */
+	uint8_t known;        /* bytes of data[] whose value is known */
+	uint8_t bypass_data[8];
+	uint8_t data[8];
+	struct msr_src src[8];
+};
+
+/* Store entry flags */
+#define STF_COMMITTED 0x01
+#define STF_ACKED 0x02
+#define STF_CRETIRED 0x04 /* its commit left the MAB */
+#define STF_EXEC 0x08
+#define STF_POPPED 0x10
+#define STF_RMO 0x20
+
+struct st_ent {
+	uint64_t pa;
+	uint64_t group;
+	uint64_t co;
+	uint64_t iseq, pc;
+	uint64_t issue_event, commit_event;
+	uint32_t issue_ts, commit_ts;
+	uint8_t data[8];
+	uint8_t bmask, itype, flags, commit_mask;
+	uint8_t nent;
+};
+
+/* An outstanding L1 miss: the line as of its LD_DATA, awaiting LD_FILL. */
+struct fill_rec {
+	uint64_t line;
+	uint64_t lseq;
+	bool dead;      /* invalidated after its data returned */
+	uint8_t known[MSR_L1_LINE_MAX / 8];
+	uint8_t data[MSR_L1_LINE_MAX];
+	struct msr_src src[MSR_L1_LINE_MAX];
+};
+
+struct strand {
+	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
+	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
+	uint64_t ld_data_cur;     /* no data-less live load below this seq */
+	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
+	uint64_t st_commit_cur;   /* no uncommitted live store below this */
+	uint64_t st_exec_cur;
+	uint64_t st_ack_cur;      /* normal stores below are acked/skipped */
+	uint64_t st_rmo_ack_cur;  /* RMO stores below are acked */
+	uint64_t ld_live_tail;    /* seq after the youngest unpopped load */
+	uint64_t st_live_tail;
+	uint64_t executed;        /* instructions executed (last iseq) */
+	uint64_t last_pc;
+	struct fill_rec fills[MSR_FILLS];
+	unsigned fill_head, fill_n;
+	bool short_reported;
+};
+
+enum mab_type { MAB_COMMIT = 1, MAB_EVICT = 2 };
+
+struct mab_ent {
+	uint8_t type;
+	uint8_t strand;
+	uint8_t mask;     /* commit bmask */
+	uint8_t rmo, atomic, known; /* known: bytes of data[] known */
+	uint32_t await;   /* cores still to answer */
+	uint32_t invvec;  /* as sent */
+	uint32_t ts;
+	uint64_t pa;      /* commit: pa8; evict: 16-byte piece */
+	uint64_t sseq, co;
+	uint64_t event, offset;
+	uint8_t data[8];  /* commit: block image after the commit */
+	struct msr_src src[8];
+};
+
+/* Per 8-byte block: who wrote each byte, pending-commit counts, history. */
+struct blk {
+	struct msr_src src[8];
+	uint16_t pend[8];
+	uint64_t last_co;
+};
+
+/* A core's L1 copy of one 8-byte piece (present <=> the line is held). */
+struct l1_piece {
+	uint8_t known;
+	uint8_t data[8];
+	struct msr_src src[8];
+	uint64_t fill_event;
+	uint32_t fill_ts;
+};
+
+struct page {
+	uint8_t data[MSR_PAGE_SIZE];
+	uint8_t known[MSR_PAGE_SIZE / 8]; /* bit i%8 of byte i/8 */
+	uint32_t blk[MSR_PAGE_SIZE / 8];  /* struct blk pool index + 1, 0 = none */
+};
+
+/* One entry of the bounded commit history (slot = co & (N - 1)). */
+struct chist {
+	uint64_t co, sseq, iseq, prev_co, pa8, event;
+	uint32_t ts;
+	uint8_t strand, mask;
+	uint8_t data[8];
+};
+
+struct msr_engine {
+	struct msr_config cfg;
+	struct msr_engine_sink sink;
+	struct msr_step_source steps;
+	bool have_steps;
+	unsigned nstrands, tpc, line;
+	uint64_t mab_window;
+
+	struct strand *strands;
+	struct msr_ring mab;       /* struct mab_ent */
+	struct msr_ring *banks;    /* uint64_t MAB seqs of EVICTs, per bank */
+
+	struct msr_map pages_map;  /* page number -> pool index */
+	struct msr_pool pages;
+	uint64_t last_pn;          /* one-entry cache of the page lookup */
+	uint32_t last_page;        /* UINT32_MAX = empty */
+	struct msr_pool blks;      /* indexed from struct page.blk */
+	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
+	struct msr_pool l1;
+	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
+
+	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
+	uint64_t co;               /* last commit number */
+
+	const struct msr_event *ev; /* event being applied */
+	uint32_t last_ts;
+	struct msr_engine_stats st;
+	int nomem;                 /* an allocation failed during apply */
+};
+
+/* engine.c */
+struct strand *msr_eng_strand(struct msr_engine *e, unsigned tnum);
+void msr_eng_viol_init(struct msr_engine *e, struct msr_violation *v,
+		       enum msr_vkind kind, int strand);
+void msr_eng_viol_emit(struct msr_engine *e, struct msr_violation *v,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Report a violation with only the basic fields; message from fmt. */
+void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
+		    uint64_t iseq, uint64_t pa, unsigned size, const char *fmt,
+		    ...) __attribute__((format(printf, 7, 8)));
+uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum);
+void msr_eng_store_ref(struct msr_engine *e, const struct msr_src *s,
+		       struct msr_store_ref *ref);
+void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
+
+/* memory.c: the sparse image, byte sources, L1 pieces, commit history */
+int msr_mem_init(struct msr_engine *e);
+void msr_mem_release(struct msr_engine *e);
+/* Memory (= L2 view) now: data, known mask and sources of block pa8. */
+void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+		  uint8_t *known, struct msr_src src[8]);
+/* Write bytes of `mask` with source `s` (one source for all). */
+void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
+		   uint8_t mask, const struct msr_src *s, bool skip_pending);
+/* Adopt unknown bytes (first observation); counts learned bytes. */
+void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
+		   uint8_t mask);
+struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
+struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
+			    bool create);
+void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
+		       unsigned len);
+struct chist *msr_hist_get(struct msr_engine *e, uint64_t co);
+
+/* loads.c */
+void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_ld_retire(struct msr_engine *e, struct strand *s);
+
+/* stores.c */
+void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
+		    bool update);
+void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
+
+/* mab.c */
+struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
+void msr_mab_retire(struct msr_engine *e);
+void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev);
+void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev);
+void msr_mab_leftovers(struct msr_engine *e);
+
+/* step.c */
+int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
+		  struct msr_error *err);
+void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t);
+
+#endif /* MSR_ENGINE_INTERNAL_H */

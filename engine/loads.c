@@ -1,0 +1,367 @@
+/*
+ * loads.c - the load side of the memory-sync model: LD_ISSUE (with the
+ * model's own full-bypass decision), LD_DATA (binding and value capture from
+ * the store buffer, the core's L1 or L2), LD_FILL (L1 pieces as of the
+ * LD_DATA) and LD_POP.
+ *
+ * Lookups walk only the strand's own load ring from a cursor (bounded by
+ * the strand's in-flight loads, normally the first entry matches); nothing
+ * here scans the MAB or allocates per event.
+ */
+#include "engine-internal.h"
+
+#include <string.h>
+
+static uint8_t byte_mask(unsigned off, unsigned n)
+{
+	unsigned end = off + n > 8 ? 8 : off + n;
+
+	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
+}
+
+static void ld_done_check(struct msr_engine *e, struct strand *s)
+{
+	msr_eng_ld_retire(e, s);
+}
+
+void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
+{
+	while (s->ld.head < s->ld.tail) {
+		struct ld_ent *le = msr_ring_at(&s->ld, s->ld.head);
+		/* a strand whose step log ran out executes nothing more */
+		bool done = (le->flags & LDF_POPPED) ||
+			((le->flags & LDF_DATA) &&
+			 ((le->flags & LDF_EXEC) || !e->have_steps ||
+			  s->short_reported));
+
+		if (!done)
+			break;
+		s->ld.head++;
+	}
+	if (s->ld_data_cur < s->ld.head)
+		s->ld_data_cur = s->ld.head;
+	if (s->ld_exec_cur < s->ld.head)
+		s->ld_exec_cur = s->ld.head;
+	if (s->ld_live_tail < s->ld.head)
+		s->ld_live_tail = s->ld.head;
+}
+
+/* The ring is at its limit: drop the oldest load so memory stays bounded. */
+static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
+{
+	struct ld_ent *le = msr_ring_at(&s->ld, s->ld.head);
+
+	msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+		       le->flags & LDF_EXEC ? le->iseq : 0, le->pa, le->acc,
+		       "strand %u has %llu loads in flight (limit): dropped the oldest, issued at event %llu, which %s",
+		       t, (unsigned long long)msr_ring_count(&s->ld),
+		       (unsigned long long)le->issue_event,
+		       le->flags & LDF_DATA ? "never executed"
+					    : "never got its data");
+	le->flags |= LDF_POPPED;
+	msr_eng_ld_retire(e, s);
+}
+
+/* The model's bypass decision for a load of `mask` in block pa8. */
+static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
+{
+	for (uint64_t q = s->st_live_tail; q-- > s->st.head;) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+		uint8_t ov;
+
+		if ((se->flags & (STF_POPPED | STF_CRETIRED)) ||
+		    (se->pa & ~7ULL) != pa8)
+			continue;
+		ov = se->bmask & le->mask;
+		if (!ov)
+			continue;
+		/* youngest older store to these bytes decides */
+		if (se->flags & STF_RMO)
+			le->flags |= LDF_RMO_OVERLAP;
+		else if (ov == le->mask) {
+			le->bypass_sseq = q;
+			memcpy(le->bypass_data, se->data, 8);
+		}
+		return;
+	}
+}
+
+void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
+{
+	struct strand *s = &e->strands[ev->tnum];
+	unsigned itype = ev->itype ? ev->itype : MSR_IT_LOAD;
+	unsigned nent = 1, acc;
+	uint64_t base = ev->pa, group = 0;
+	bool io = ev->pa & MSR_IO_BIT;
+
+	if (itype == MSR_IT_PREFETCH)
+		return; /* no memory-model effect */
+	switch (itype) {
+	case MSR_IT_BLOCK_LOAD:
+		nent = 8, acc = 64, base = ev->pa & ~63ULL;
+		break;
+	case MSR_IT_QUAD_LOAD:
+		nent = 2, acc = 16, base = ev->pa & ~15ULL;
+		break;
+	case MSR_IT_DOUBLE_LOAD:
+		acc = 8;
+		break;
+	default:
+		acc = 1u << (ev->size > 3 ? 3 : ev->size);
+		break;
+	}
+	if (!e->have_steps) {
+		if (itype == MSR_IT_ATOMIC)
+			e->st.atomics++;
+		else
+			e->st.loads++;
+	}
+	for (unsigned k = 0; k < nent; k++) {
+		struct ld_ent *le;
+		uint64_t seq;
+
+		if (msr_ring_full(&s->ld))
+			ld_force_drop(e, s, ev->tnum);
+		le = msr_ring_push(&s->ld);
+		if (!le) {
+			e->nomem = 1;
+			return;
+		}
+		seq = s->ld.tail - 1;
+		if (!group)
+			group = seq;
+		le->pa = nent > 1 ? base + 8 * k : ev->pa;
+		le->key = io ? le->pa : le->pa & ~7ULL;
+		le->group = group;
+		le->itype = (uint8_t)itype;
+		le->nent = (uint8_t)nent;
+		le->acc = (uint8_t)acc;
+		le->mask = acc >= 8 ? 0xff : byte_mask(le->pa & 7, acc);
+		le->issue_event = ev->index;
+		le->issue_ts = ev->ts;
+		if (io)
+			le->flags |= LDF_IO;
+		if (nent == 1 && !io && itype != MSR_IT_ATOMIC)
+			ld_bypass(s, le, le->pa & ~7ULL);
+	}
+	s->ld_live_tail = s->ld.tail;
+}
+
+static uint64_t ld_iseq(struct msr_engine *e, unsigned t,
+			const struct ld_ent *le)
+{
+	return le->flags & LDF_EXEC ? le->iseq : msr_eng_next_iseq(e, t);
+}
+
+/* Memory now, with unknown L1 bytes resolved where memory learned them. */
+static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
+		       const struct l1_piece *p)
+{
+	uint8_t md[8], mk;
+	struct msr_src ms[8];
+
+	memcpy(le->data, p->data, 8);
+	memcpy(le->src, p->src, sizeof(le->src));
+	le->known = p->known;
+	le->l1_fill_ts = p->fill_ts;
+	if (p->known == 0xff)
+		return;
+	msr_mem_read(e, le->pa & ~7ULL, md, &mk, ms);
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (!(le->known & bit) && (mk & bit) &&
+		    ms[i].kind == MSR_RF_INIT) {
+			le->data[i] = md[i];
+			le->known |= bit;
+		}
+	}
+}
+
+static void ld_push_fill(struct msr_engine *e, struct strand *s,
+			 const struct ld_ent *le, uint64_t seq)
+{
+	struct fill_rec *f;
+	uint64_t line = le->pa & ~(uint64_t)(e->line - 1);
+
+	if (s->fill_n == MSR_FILLS) { /* the RTL never filled the oldest */
+		s->fill_head = (s->fill_head + 1) % MSR_FILLS;
+		s->fill_n--;
+	}
+	f = &s->fills[(s->fill_head + s->fill_n) % MSR_FILLS];
+	s->fill_n++;
+	f->line = line;
+	f->lseq = seq;
+	f->dead = false;
+	for (unsigned k = 0; k < e->line / 8; k++)
+		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
+			     f->src + 8 * k);
+}
+
+static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
+		       uint64_t seq, const struct msr_event *ev)
+{
+	struct strand *s = &e->strands[t];
+	uint64_t pa8 = le->pa & ~7ULL;
+	unsigned core = t / e->tpc;
+	unsigned dsrc = ev->dsrc;
+
+	le->dsrc = (uint8_t)dsrc;
+	le->data_event = ev->index;
+	le->data_ts = ev->ts;
+	le->flags |= LDF_DATA;
+	if (dsrc == MSR_DSRC_STB) {
+		if (le->bypass_sseq) {
+			memcpy(le->data, le->bypass_data, 8);
+			for (unsigned i = 0; i < 8; i++) {
+				le->src[i].kind = MSR_RF_BYPASS;
+				le->src[i].strand = (uint8_t)t;
+				le->src[i].sseq = le->bypass_sseq;
+				le->src[i].co = 0;
+			}
+			le->known = 0xff;
+			return;
+		}
+		if (le->flags & LDF_RMO_OVERLAP)
+			msr_eng_report(e, MSR_V_ORDER_ASSUMPTION, (int)t,
+				       ld_iseq(e, t, le), le->pa, le->acc,
+				       "strand %u got store-buffer data for its load of 0x%llx at cycle %u, but the youngest older store to those bytes is an RMO store, whose data is never bypassed",
+				       t, (unsigned long long)le->pa, ev->ts);
+		else
+			msr_eng_report(e, MSR_V_BYPASS_NOT_COVERED, (int)t,
+				       ld_iseq(e, t, le), le->pa, le->acc,
+				       "strand %u got store-buffer data for its load of %u bytes at 0x%llx at cycle %u, but no older store of the strand fully covers those bytes",
+				       t, le->acc, (unsigned long long)le->pa,
+				       ev->ts);
+	} else if (dsrc == MSR_DSRC_L1) {
+		struct l1_piece *p = msr_l1_get(e, core, pa8, false);
+
+		if (p) {
+			ld_from_l1(e, le, p);
+			return;
+		}
+		msr_eng_report(e, MSR_V_L1_HIT_NOT_PRESENT, (int)t,
+			       ld_iseq(e, t, le), le->pa, le->acc,
+			       "strand %u (core %u) hit its L1 for 0x%llx at cycle %u, but core %u does not hold that line (never filled, or invalidated/evicted since)",
+			       t, core, (unsigned long long)le->pa, ev->ts, core);
+	}
+	msr_mem_read(e, pa8, le->data, &le->known, le->src);
+	if (dsrc == MSR_DSRC_L2 && !(le->flags & LDF_IO) &&
+	    (le->itype == MSR_IT_LOAD || le->itype == MSR_IT_DOUBLE_LOAD ||
+	     (le->itype == MSR_IT_QUAD_LOAD && seq == le->group)))
+		ld_push_fill(e, s, le, seq);
+}
+
+static struct ld_ent *ld_find_dataless(struct strand *s, uint64_t key,
+				       uint64_t *seq_out)
+{
+	for (uint64_t q = s->ld_data_cur; q < s->ld.tail; q++) {
+		struct ld_ent *le = msr_ring_at(&s->ld, q);
+
+		if (le->flags & (LDF_POPPED | LDF_DATA))
+			continue;
+		if (le->key == key) {
+			*seq_out = q;
+			return le;
+		}
+	}
+	return NULL;
+}
+
+void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	bool io = ev->pa & MSR_IO_BIT;
+	uint64_t key = io ? ev->pa : ev->pa & ~7ULL, seq;
+	struct ld_ent *le = ld_find_dataless(s, key, &seq);
+
+	if (!le) {
+		msr_eng_report(e, MSR_V_UNMATCHED_LD_DATA, (int)t, 0, ev->pa, 0,
+			       "strand %u got load data for 0x%llx at cycle %u, but it has no issued load to that %s still waiting for data",
+			       t, (unsigned long long)ev->pa, ev->ts,
+			       io ? "address" : "8-byte block");
+		return;
+	}
+	ld_capture(e, t, le, seq, ev);
+	/* quad and block loads bind in 16-byte pieces: two entries */
+	if (le->itype == MSR_IT_QUAD_LOAD || le->itype == MSR_IT_BLOCK_LOAD) {
+		struct ld_ent *l2 = msr_ring_at(&s->ld, seq + 1);
+
+		if (l2 && l2->group == le->group &&
+		    !(l2->flags & (LDF_DATA | LDF_POPPED)))
+			ld_capture(e, t, l2, seq + 1, ev);
+	}
+	while (s->ld_data_cur < s->ld.tail) {
+		struct ld_ent *c = msr_ring_at(&s->ld, s->ld_data_cur);
+
+		if (!(c->flags & (LDF_POPPED | LDF_DATA)))
+			break;
+		s->ld_data_cur++;
+	}
+	ld_done_check(e, s);
+}
+
+void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
+	unsigned core = t / e->tpc;
+
+	for (unsigned i = 0; i < s->fill_n; i++) {
+		struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+		if (f->line != line)
+			continue;
+		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
+			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
+							true);
+
+			if (!p)
+				return;
+			memcpy(p->data, f->data + 8 * k, 8);
+			memcpy(p->src, f->src + 8 * k, sizeof(p->src));
+			p->known = f->known[k];
+			p->fill_event = ev->index;
+			p->fill_ts = ev->ts;
+		}
+		/* close the gap: at most MSR_FILLS records move */
+		for (unsigned j = i; j + 1 < s->fill_n; j++)
+			s->fills[(s->fill_head + j) % MSR_FILLS] =
+				s->fills[(s->fill_head + j + 1) % MSR_FILLS];
+		s->fill_n--;
+		return;
+	}
+	msr_eng_report(e, MSR_V_UNMATCHED_LD_FILL, (int)t, 0, ev->pa, e->line,
+		       "strand %u filled the L1 line 0x%llx of core %u at cycle %u, but it has no outstanding L2 load miss to that line",
+		       t, (unsigned long long)line, core, ev->ts);
+}
+
+void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	struct ld_ent *le = s->ld_live_tail > s->ld.head
+		? msr_ring_at(&s->ld, s->ld_live_tail - 1) : NULL;
+	uint64_t g;
+
+	if (!le || (le->flags & LDF_EXEC)) {
+		msr_eng_report(e, MSR_V_POP_EMPTY, (int)t, 0, 0, 0,
+			       "strand %u popped its youngest load, but it has no issued load that has not executed",
+			       t);
+		return;
+	}
+	g = le->group < s->ld.head ? s->ld.head : le->group;
+	for (uint64_t q = g; q < s->ld_live_tail; q++)
+		((struct ld_ent *)msr_ring_at(&s->ld, q))->flags |= LDF_POPPED;
+	s->ld_live_tail = g;
+	while (s->ld_live_tail > s->ld.head) {
+		struct ld_ent *p = msr_ring_at(&s->ld, s->ld_live_tail - 1);
+
+		if (!(p->flags & LDF_POPPED))
+			break;
+		s->ld_live_tail--;
+	}
+	msr_eng_ld_retire(e, s);
+}

@@ -1,0 +1,324 @@
+/*
+ * memory.c - the sparse memory image (4 KiB pages with known-byte masks),
+ * the per-block byte sources, the per-core L1 pieces, the bounded commit
+ * history, and the initial-image loader (trace-format.md section 4).
+ *
+ * The image held here is the L2 view: memory plus every commit applied so
+ * far, because every read the model makes is "as of now" (the newest MAB
+ * position). Pending-commit counts per byte keep back-door writes
+ * (MEM_SLAM) underneath commits that have not retired. Memory grows only
+ * with the touched footprint; nothing here is indexed by trace position.
+ */
+#include "engine-internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int msr_mem_init(struct msr_engine *e)
+{
+	msr_pool_init(&e->pages, sizeof(struct page));
+	msr_pool_init(&e->blks, sizeof(struct blk));
+	msr_pool_init(&e->l1, sizeof(struct l1_piece));
+	e->last_page = UINT32_MAX;
+	if (msr_map_init(&e->pages_map, 64) < 0 ||
+	    msr_map_init(&e->l1_map, 1024) < 0 ||
+	    msr_map_init(&e->dma_map, 16) < 0)
+		return -1;
+	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
+	return e->hist ? 0 : -1;
+}
+
+void msr_mem_release(struct msr_engine *e)
+{
+	msr_map_release(&e->pages_map);
+	msr_map_release(&e->l1_map);
+	msr_map_release(&e->dma_map);
+	msr_pool_release(&e->pages);
+	msr_pool_release(&e->blks);
+	msr_pool_release(&e->l1);
+	free(e->hist);
+	e->hist = NULL;
+}
+
+static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
+{
+	uint64_t pn = pa >> MSR_PAGE_SHIFT;
+	uint32_t *v, idx;
+
+	if (e->last_page != UINT32_MAX && e->last_pn == pn)
+		return msr_pool_at(&e->pages, e->last_page);
+	v = msr_map_get(&e->pages_map, pn);
+	if (v) {
+		idx = *v;
+	} else {
+		if (!create)
+			return NULL;
+		idx = msr_pool_alloc(&e->pages);
+		if (idx == UINT32_MAX || msr_map_put(&e->pages_map, pn, idx) < 0) {
+			e->nomem = 1;
+			return NULL;
+		}
+	}
+	e->last_pn = pn;
+	e->last_page = idx;
+	return msr_pool_at(&e->pages, idx);
+}
+
+struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
+{
+	struct page *p = page_get(e, pa8, create);
+	unsigned slot = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8;
+	uint32_t idx;
+
+	if (!p)
+		return NULL;
+	if (p->blk[slot])
+		return msr_pool_at(&e->blks, p->blk[slot] - 1);
+	if (!create)
+		return NULL;
+	idx = msr_pool_alloc(&e->blks);
+	if (idx == UINT32_MAX) {
+		e->nomem = 1;
+		return NULL;
+	}
+	p->blk[slot] = idx + 1;
+	return msr_pool_at(&e->blks, idx);
+}
+
+void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+		  uint8_t *known, struct msr_src src[8])
+{
+	struct page *p = page_get(e, pa8, false);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!p) {
+		memset(data, 0, 8);
+		*known = 0;
+		memset(src, 0, 8 * sizeof(*src));
+		return;
+	}
+	memcpy(data, p->data + off, 8);
+	/* 8-aligned blocks own exactly one byte of the known bitmap */
+	*known = p->known[off / 8];
+	if (p->blk[off / 8])
+		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
+				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
+	else
+		memset(src, 0, 8 * sizeof(*src));
+}
+
+void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
+		   uint8_t mask, const struct msr_src *s, bool skip_pending)
+{
+	struct page *p;
+	struct blk *b;
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!mask)
+		return;
+	p = page_get(e, pa8, true);
+	b = msr_mem_blk(e, pa8, true);
+	if (!p || !b)
+		return;
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (!(mask & bit) || (skip_pending && b->pend[i]))
+			continue;
+		p->data[off + i] = data[i];
+		p->known[off / 8] |= bit;
+		b->src[i] = *s;
+	}
+}
+
+void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
+		   uint8_t mask)
+{
+	struct page *p = page_get(e, pa8, true);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (!(mask & bit) || (p->known[off / 8] & bit))
+			continue;
+		p->data[off + i] = data[i];
+		p->known[off / 8] |= bit;
+		e->st.learned_bytes++;
+	}
+}
+
+struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
+			    bool create)
+{
+	uint64_t key = ((uint64_t)core << 48) | pa8;
+	uint32_t *v = msr_map_get(&e->l1_map, key);
+	uint32_t idx;
+
+	if (v)
+		return msr_pool_at(&e->l1, *v);
+	if (!create)
+		return NULL;
+	idx = msr_pool_alloc(&e->l1);
+	if (idx == UINT32_MAX || msr_map_put(&e->l1_map, key, idx) < 0) {
+		e->nomem = 1;
+		return NULL;
+	}
+	return msr_pool_at(&e->l1, idx);
+}
+
+void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
+		       unsigned len)
+{
+	uint64_t lmask = (uint64_t)e->line - 1;
+	uint64_t start = pa & ~lmask;
+	uint64_t end = (pa + (len ? len : 1) + lmask) & ~lmask;
+
+	/* whole L1 lines overlapping [pa, pa+len) leave the core's L1 */
+	for (uint64_t a = start; a < end; a += 8) {
+		uint64_t key = ((uint64_t)core << 48) | a;
+		uint32_t *v = msr_map_get(&e->l1_map, key);
+
+		if (v) {
+			msr_pool_free(&e->l1, *v);
+			msr_map_del(&e->l1_map, key);
+		}
+	}
+	/*
+	 * A miss whose data already returned but whose LD_FILL is still to
+	 * come was filled before this invalidation reached the core (one
+	 * in-order queue per core): its fill must not resurrect the line (it still pairs).
+	 */
+	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
+		struct strand *s = &e->strands[t];
+
+		for (unsigned i = 0; i < s->fill_n; i++) {
+			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+			if (f->line >= start && f->line < end)
+				f->dead = true;
+		}
+	}
+}
+
+struct chist *msr_hist_get(struct msr_engine *e, uint64_t co)
+{
+	struct chist *h;
+
+	if (!co)
+		return NULL;
+	h = &e->hist[co & (MSR_COMMIT_HISTORY - 1)];
+	return h->co == co ? h : NULL;
+}
+
+/* ---- initial image (trace-format.md section 4) ---- */
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int image_token(struct msr_engine *e, const char *path, const char *t,
+		       size_t len, unsigned long line, size_t col,
+		       uint64_t *addr, struct msr_error *err)
+{
+	char where[200];
+	static const struct msr_src init_src;
+	uint8_t data[8];
+	uint64_t v = 0;
+	size_t i = 0;
+
+	snprintf(where, sizeof(where), "%s:%lu:%zu", path, line, col);
+	if (t[0] == '@') {
+		if (len < 2 || len > 11)
+			return msr_error_set(err, MSR_E_FORMAT, "engine", where,
+				"bad address token len=%zu: expected @ and 1 to 10 hex digits",
+				len);
+		i = 1;
+	} else if (len != 16) {
+		return msr_error_set(err, MSR_E_FORMAT, "engine", where,
+			"bad data token len=%zu: expected 16 hex digits", len);
+	}
+	for (; i < len; i++) {
+		int h = hexval((unsigned char)t[i]);
+
+		if (h < 0)
+			return msr_error_set(err, MSR_E_FORMAT, "engine", where,
+				"bad hex digit char='%c' at column %zu", t[i],
+				col + i);
+		v = (v << 4) | (uint64_t)h;
+	}
+	if (t[0] == '@') {
+		if (v & 7)
+			return msr_error_set(err, MSR_E_FORMAT, "engine", where,
+				"address 0x%llx is not 8-byte aligned",
+				(unsigned long long)v);
+		*addr = v;
+		return MSR_OK;
+	}
+	for (i = 0; i < 8; i++)
+		data[i] = (uint8_t)(v >> (56 - 8 * i));
+	msr_mem_write(e, *addr, data, 0xff, &init_src, false);
+	*addr += 8;
+	return e->nomem ? msr_error_set(err, MSR_E_NOMEM, "engine", where,
+					"out of memory loading the image")
+			: MSR_OK;
+}
+
+int msr_engine_load_image(struct msr_engine *e, const char *path,
+			  struct msr_error *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t bufsz = 0;
+	ssize_t n;
+	unsigned long line = 0;
+	uint64_t addr = 0;
+	int rc = MSR_OK;
+
+	if (!f)
+		return msr_error_set(err, MSR_E_IO, "engine", path,
+				     "cannot open memory image: %s",
+				     strerror(errno));
+	while ((n = getline(&buf, &bufsz, f)) >= 0) {
+		size_t i = 0;
+
+		line++;
+		while (i < (size_t)n) {
+			size_t j;
+
+			while (i < (size_t)n && (buf[i] == ' ' || buf[i] == '\t' ||
+						 buf[i] == '\n' || buf[i] == '\r'))
+				i++;
+			if (i >= (size_t)n || buf[i] == '#')
+				break;
+			for (j = i; j < (size_t)n && buf[j] != ' ' &&
+				    buf[j] != '\t' && buf[j] != '\n' &&
+				    buf[j] != '\r' && buf[j] != '#'; j++)
+				;
+			rc = image_token(e, path, buf + i, j - i, line, i + 1,
+					 &addr, err);
+			if (rc < 0)
+				goto out;
+			i = j;
+		}
+	}
+	if (ferror(f))
+		rc = msr_error_set(err, MSR_E_IO, "engine", path,
+				   "cannot read memory image: %s",
+				   strerror(errno));
+out:
+	free(buf);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * stores.c - the store side of the memory-sync model: ST_ISSUE, ST_COMMIT
+ * (binding, merge into L2, commit history, MAB entry, msr_commit emission),
+ * ST_ACK (normal and RMO), ST_INV / ST_UPDATE and ST_POP.
+ *
+ * A store entry stays in its strand's ring (store buffer, then retired or
+ * RMO buffer) and bypass-searchable until its commit has retired from the
+ * MAB. Lookups walk only the strand's own rings from cursors; nothing here
+ * scans the MAB or allocates per event.
+ */
+#include "engine-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
+{
+	while (s->st.head < s->st.tail) {
+		struct st_ent *se = msr_ring_at(&s->st, s->st.head);
+		unsigned need = STF_COMMITTED | STF_ACKED | STF_CRETIRED;
+		bool done = (se->flags & STF_POPPED) ||
+			((se->flags & need) == need &&
+			 ((se->flags & STF_EXEC) || !e->have_steps ||
+			  s->short_reported));
+
+		if (!done)
+			break;
+		s->st.head++;
+	}
+	if (s->st_commit_cur < s->st.head)
+		s->st_commit_cur = s->st.head;
+	if (s->st_exec_cur < s->st.head)
+		s->st_exec_cur = s->st.head;
+	if (s->st_ack_cur < s->st.head)
+		s->st_ack_cur = s->st.head;
+	if (s->st_rmo_ack_cur < s->st.head)
+		s->st_rmo_ack_cur = s->st.head;
+	if (s->st_live_tail < s->st.head)
+		s->st_live_tail = s->st.head;
+}
+
+static void st_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
+{
+	struct st_ent *se = msr_ring_at(&s->st, s->st.head);
+
+	msr_eng_report(e, MSR_V_LEFTOVER, (int)t, se->iseq, se->pa, 0,
+		       "strand %u has %llu stores in flight (limit): dropped the oldest, store #%llu issued at event %llu, which was never %s",
+		       t, (unsigned long long)msr_ring_count(&s->st),
+		       (unsigned long long)s->st.head,
+		       (unsigned long long)se->issue_event,
+		       !(se->flags & STF_COMMITTED) ? "committed"
+		       : !(se->flags & STF_ACKED)   ? "acknowledged"
+		       : !(se->flags & STF_CRETIRED) ? "retired"
+						    : "executed");
+	se->flags |= STF_POPPED;
+	msr_eng_st_retire(e, s);
+}
+
+void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	struct st_ent *prev = s->st_live_tail > s->st.head
+		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
+	struct st_ent *first, *se;
+	uint64_t seq, gseq = 0;
+
+	/* the ST_ISSUEs of one block store form one group (for ST_POP) */
+	if (prev && ev->itype == MSR_IT_BLOCK_STORE &&
+	    prev->itype == MSR_IT_BLOCK_STORE &&
+	    !(prev->flags & (STF_EXEC | STF_POPPED)) &&
+	    (prev->pa & ~63ULL) == (ev->pa & ~63ULL)) {
+		first = msr_ring_at(&s->st, prev->group);
+		if (first && first->nent < 8)
+			gseq = prev->group;
+	}
+	if (msr_ring_full(&s->st))
+		st_force_drop(e, s, t);
+	se = msr_ring_push(&s->st); /* may move the ring: no pointers kept */
+	if (!se) {
+		e->nomem = 1;
+		return;
+	}
+	seq = s->st.tail - 1;
+	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
+	if (first) {
+		se->group = gseq;
+		first->nent++;
+	} else {
+		se->group = seq;
+		se->nent = 1;
+		if (!e->have_steps && ev->itype != MSR_IT_ATOMIC)
+			e->st.stores++;
+	}
+	se->pa = ev->pa;
+	for (unsigned i = 0; i < 8; i++)
+		se->data[i] = (uint8_t)(ev->data >> (56 - 8 * i));
+	se->bmask = ev->bmask;
+	se->itype = ev->itype;
+	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
+		se->flags |= STF_RMO;
+	se->issue_event = ev->index;
+	se->issue_ts = ev->ts;
+	s->st_live_tail = s->st.tail;
+}
+
+/* Drop answered (or force-retired) commits from the front of the ring. */
+static void pcommit_trim(struct msr_engine *e, struct strand *s)
+{
+	while (s->pcommit.head < s->pcommit.tail) {
+		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
+		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+
+		if (m && m->await)
+			break;
+		s->pcommit.head++;
+	}
+}
+
+static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
+					  uint64_t *seq_out)
+{
+	for (uint64_t q = s->st_commit_cur; q < s->st.tail; q++) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+
+		if (se->flags & (STF_POPPED | STF_COMMITTED))
+			continue;
+		if ((se->pa & ~7ULL) == pa8) {
+			*seq_out = q;
+			return se;
+		}
+	}
+	return NULL;
+}
+
+/* Apply the commit's bytes to L2; returns the bytes written in pa8. */
+static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
+			const struct st_ent *se, const struct msr_src *src,
+			uint8_t *zeroed)
+{
+	uint64_t pa8 = ev->pa & ~7ULL;
+	uint8_t wmask = ev->bmask & se->bmask;
+	static const uint8_t zero[8];
+	struct blk *b;
+
+	msr_mem_write(e, pa8, se->data, wmask, src, false);
+	b = msr_mem_blk(e, pa8, true);
+	if (b)
+		for (unsigned i = 0; i < 8; i++)
+			if (wmask & (0x80u >> i))
+				b->pend[i]++;
+	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
+		/*
+		 * An L2 miss of a block-init store zeroes the rest of the line.
+		 * In its own block the zeroes belong to the commit; in the other
+		 * blocks they are outside that block's commit order (like DMA).
+		 */
+		static const struct msr_src side = {0, 0, 0, MSR_RF_DMA};
+		uint64_t l2 = pa8 & ~(uint64_t)(e->cfg.l2_line - 1);
+
+		for (uint64_t a = l2; a < l2 + e->cfg.l2_line; a += 8)
+			msr_mem_write(e, a, zero,
+				      a == pa8 ? (uint8_t)~wmask : 0xff,
+				      a == pa8 ? src : &side, false);
+		*zeroed = (uint8_t)~wmask;
+	}
+	return wmask;
+}
+
+static void st_unmatched_commit(struct msr_engine *e,
+				const struct msr_event *ev, uint64_t co)
+{
+	unsigned t = ev->tnum;
+	uint64_t mseq;
+	struct mab_ent *m;
+
+	msr_eng_report(e, MSR_V_UNMATCHED_ST_COMMIT, (int)t, 0, ev->pa, 0,
+		       "strand %u committed to 0x%llx at cycle %u (commit co=%llu), but it has no issued, uncommitted store to that 8-byte block",
+		       t, (unsigned long long)ev->pa, ev->ts,
+		       (unsigned long long)co);
+	/* keep a data-less entry so the invalidations it caused still match */
+	m = msr_mab_push(e, &mseq);
+	if (!m)
+		return;
+	m->type = MAB_COMMIT;
+	m->strand = (uint8_t)t;
+	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
+	m->ts = ev->ts;
+	m->pa = ev->pa & ~7ULL;
+	m->co = co;
+	m->event = ev->index;
+	m->offset = ev->offset;
+	if (m->await) {
+		uint64_t *pc;
+
+		pcommit_trim(e, &e->strands[t]);
+		pc = msr_ring_push(&e->strands[t].pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
+	msr_mab_retire(e);
+}
+
+static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
+			   const struct st_ent *se, uint64_t sseq,
+			   const struct mab_ent *m, uint8_t zeroed)
+{
+	struct msr_commit c;
+
+	if (!e->sink.commit)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.co = m->co;
+	c.strand = ev->tnum;
+	c.sseq = sseq;
+	c.iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
+	c.pa8 = m->pa;
+	c.mask = m->mask | zeroed; /* block-init zeroes count as written */
+	memcpy(c.data, m->data, 8);
+	c.rmo = (se->flags & STF_RMO) != 0;
+	c.atomic = se->itype == MSR_IT_ATOMIC;
+	c.ts = ev->ts;
+	c.event = ev->index;
+	e->sink.commit(e->sink.ctx, &c);
+}
+
+void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	uint64_t pa8 = ev->pa & ~7ULL, sseq = 0, mseq, co = ++e->co;
+	struct st_ent *se = st_find_uncommitted(s, pa8, &sseq);
+	struct msr_src src;
+	struct mab_ent *m;
+	struct chist *h;
+	struct blk *b;
+	uint64_t *pc;
+	uint8_t zeroed = 0;
+
+	if (!se) {
+		st_unmatched_commit(e, ev, co);
+		return;
+	}
+	se->flags |= STF_COMMITTED;
+	se->co = co;
+	se->commit_mask = ev->bmask;
+	se->commit_event = ev->index;
+	se->commit_ts = ev->ts;
+	if (ev->bmask & ~se->bmask)
+		msr_eng_report(e, MSR_V_ADDRESS_MISMATCH, (int)t,
+			       se->flags & STF_EXEC ? se->iseq : 0, ev->pa, 8,
+			       "strand %u committed bytes mask=0x%02x at 0x%llx at cycle %u, but its store #%llu only wrote mask=0x%02x",
+			       t, ev->bmask, (unsigned long long)pa8, ev->ts,
+			       (unsigned long long)sseq, se->bmask);
+	src.co = co;
+	src.sseq = sseq;
+	src.strand = (uint8_t)t;
+	src.kind = MSR_RF_COMMIT;
+	m = msr_mab_push(e, &mseq);
+	if (!m)
+		return;
+	m->type = MAB_COMMIT;
+	m->strand = (uint8_t)t;
+	m->mask = st_apply(e, ev, se, &src, &zeroed);
+	m->rmo = (se->flags & STF_RMO) != 0;
+	m->atomic = se->itype == MSR_IT_ATOMIC;
+	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
+	m->ts = ev->ts;
+	m->pa = pa8;
+	m->sseq = sseq;
+	m->co = co;
+	m->event = ev->index;
+	m->offset = ev->offset;
+	msr_mem_read(e, pa8, m->data, &m->known, m->src);
+	b = msr_mem_blk(e, pa8, true);
+	h = &e->hist[co & (MSR_COMMIT_HISTORY - 1)];
+	memset(h, 0, sizeof(*h));
+	h->co = co;
+	h->sseq = sseq;
+	h->iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
+	h->prev_co = b ? b->last_co : 0;
+	h->pa8 = pa8;
+	h->event = ev->index;
+	h->ts = ev->ts;
+	h->strand = (uint8_t)t;
+	h->mask = m->mask | zeroed;
+	memcpy(h->data, m->data, 8);
+	if (b)
+		b->last_co = co;
+	if (m->await) {
+		pcommit_trim(e, s);
+		pc = msr_ring_push(&s->pcommit);
+		if (pc)
+			*pc = mseq;
+		else
+			e->nomem = 1;
+	}
+	st_emit_commit(e, ev, se, sseq, m, zeroed);
+	while (s->st_commit_cur < s->st.tail) {
+		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
+
+		if (!(c->flags & (STF_POPPED | STF_COMMITTED)))
+			break;
+		s->st_commit_cur++;
+	}
+	msr_mab_retire(e);
+}
+
+static struct st_ent *st_find_ack(struct strand *s, bool rmo)
+{
+	uint64_t *cur = rmo ? &s->st_rmo_ack_cur : &s->st_ack_cur;
+
+	for (uint64_t q = *cur; q < s->st.tail; q++) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+		bool is_rmo = (se->flags & STF_RMO) != 0;
+
+		if ((se->flags & (STF_POPPED | STF_ACKED)) || is_rmo != rmo) {
+			if (q == *cur)
+				(*cur)++;
+			continue;
+		}
+		/* RMO stores may be acked before their commit */
+		if (rmo || (se->flags & STF_COMMITTED))
+			return se;
+	}
+	return NULL;
+}
+
+void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	struct st_ent *se = st_find_ack(s, ev->rmo != 0);
+
+	if (!se) {
+		msr_eng_report(e, MSR_V_UNMATCHED_ST_ACK, (int)t, 0, 0, 0,
+			       ev->rmo ? "strand %u got an RMO store acknowledgement at cycle %u, but it has no unacknowledged RMO store"
+				       : "strand %u got a store acknowledgement at cycle %u, but it has no committed, unacknowledged store",
+			       t, ev->ts);
+		return;
+	}
+	se->flags |= STF_ACKED;
+	msr_eng_st_retire(e, s);
+}
+
+static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
+				       uint64_t line, uint32_t bit)
+{
+	uint64_t lmask = ~(uint64_t)(e->line - 1);
+
+	pcommit_trim(e, s);
+	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
+		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
+		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+
+		if (m && (m->await & bit) && (m->pa & lmask) == line)
+			return m;
+	}
+	return NULL;
+}
+
+/* The own core's L1 copy of the block, and any fill of it still to come
+ * (its data returned before this update), take the committed bytes. */
+static void st_update_l1(struct msr_engine *e, unsigned core,
+			 const struct mab_ent *m, const struct msr_event *ev)
+{
+	struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
+	uint64_t line = m->pa & ~(uint64_t)(e->line - 1);
+	unsigned k = (unsigned)(m->pa - line) / 8;
+
+	if (p) {
+		memcpy(p->data, m->data, 8);
+		memcpy(p->src, m->src, sizeof(p->src));
+		p->known = m->known;
+		p->fill_event = ev->index;
+		p->fill_ts = ev->ts;
+	}
+	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
+		struct strand *s = &e->strands[t];
+
+		for (unsigned i = 0; i < s->fill_n; i++) {
+			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+			if (f->line != line || f->dead)
+				continue;
+			memcpy(f->data + 8 * k, m->data, 8);
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+			f->known[k] = m->known;
+		}
+	}
+}
+
+void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
+		    bool update)
+{
+	unsigned t = ev->tnum;
+	unsigned core = update ? t / e->tpc : ev->cid;
+	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
+	struct mab_ent *m = NULL;
+
+	if (core < e->cfg.cores)
+		m = st_find_pending(e, &e->strands[t], line, 1u << core);
+	if (!update && core < e->cfg.cores)
+		msr_l1_drop_range(e, core, line, e->line);
+	if (!m) {
+		msr_eng_report(e, update ? MSR_V_UNMATCHED_ST_UPDATE
+					 : MSR_V_UNMATCHED_ST_INV,
+			       (int)t, 0, ev->pa, e->line,
+			       "core %u %s line 0x%llx at cycle %u for a store of strand %u, but no commit of that strand to the line awaits core %u",
+			       core, update ? "updated" : "invalidated",
+			       (unsigned long long)line, ev->ts, t, core);
+		return;
+	}
+	m->await &= ~(1u << core);
+	if (update)
+		st_update_l1(e, core, m, ev);
+	if (!m->await)
+		msr_mab_retire(e);
+}
+
+void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
+{
+	unsigned t = ev->tnum;
+	struct strand *s = &e->strands[t];
+	struct st_ent *se = s->st_live_tail > s->st.head
+		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
+	uint64_t g;
+
+	if (!se || (se->flags & (STF_EXEC | STF_COMMITTED))) {
+		msr_eng_report(e, MSR_V_POP_EMPTY, (int)t, 0, 0, 0,
+			       "strand %u popped its youngest store, but it has no issued store that has neither executed nor committed",
+			       t);
+		return;
+	}
+	g = se->group < s->st.head ? s->st.head : se->group;
+	for (uint64_t q = g; q < s->st_live_tail; q++)
+		((struct st_ent *)msr_ring_at(&s->st, q))->flags |= STF_POPPED;
+	s->st_live_tail = g;
+	while (s->st_live_tail > s->st.head) {
+		struct st_ent *p = msr_ring_at(&s->st, s->st_live_tail - 1);
+
+		if (!(p->flags & STF_POPPED))
+			break;
+		s->st_live_tail--;
+	}
+	msr_eng_st_retire(e, s);
+}

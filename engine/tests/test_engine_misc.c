@@ -1,0 +1,233 @@
+/*
+ * test_engine_misc.c - event history context, violation-kind names, the
+ * default configuration and initial-image loading errors.
+ */
+#include "engine-test.h"
+
+static struct msr_event hev(uint64_t index, unsigned code, unsigned tnum,
+			    uint64_t pa)
+{
+	struct msr_event ev = {0};
+
+	ev.index = index;
+	ev.code = (uint16_t)code;
+	ev.tnum = (uint8_t)tnum;
+	ev.pa = pa;
+	return ev;
+}
+
+Test(history, context_merges_strand_and_block)
+{
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event out[16];
+	size_t n;
+
+	cr_assert_eq(msr_history_create(64, &h, &err), MSR_OK);
+	msr_history_add(h, &(struct msr_event){0}); /* index 0: QUIT-like */
+	{
+		struct msr_event e1 = hev(1, MSR_ST_ISSUE, 3, 0x1000);
+		struct msr_event e2 = hev(2, MSR_LD_ISSUE, 4, 0x1004);
+		struct msr_event e3 = hev(3, MSR_SSTEP, 3, 0);
+		struct msr_event e4 = hev(4, MSR_EVICT, 0, 0x2000);
+		struct msr_event e5 = hev(5, MSR_ST_COMMIT, 3, 0x1000);
+		struct msr_event e6 = hev(6, MSR_LD_DATA, 4, 0x1000);
+
+		msr_history_add(h, &e1);
+		msr_history_add(h, &e2);
+		msr_history_add(h, &e3);
+		msr_history_add(h, &e4);
+		msr_history_add(h, &e5);
+		msr_history_add(h, &e6);
+	}
+	n = msr_history_context(h, 3, 0x1000, 6, 16, out);
+	cr_assert_eq(n, 5);
+	cr_assert_eq(out[0].index, 1);
+	cr_assert_eq(out[1].index, 2);
+	cr_assert_eq(out[2].index, 3);
+	cr_assert_eq(out[3].index, 5);
+	cr_assert_eq(out[4].index, 6);
+	n = msr_history_context(h, 3, UINT64_MAX, 4, 16, out);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[1].index, 3);
+	n = msr_history_context(h, -1, 0x1000, 6, 2, out);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0].index, 5);
+	cr_assert_eq(out[1].index, 6);
+	msr_history_destroy(h);
+}
+
+Test(history, ring_forgets_old_events)
+{
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event out[64];
+	size_t n;
+
+	cr_assert_eq(msr_history_create(16, &h, &err), MSR_OK);
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct msr_event ev = hev(i, MSR_LD_ISSUE, (unsigned)(i % 2),
+					  0x1000 + 8 * (i % 3));
+
+		msr_history_add(h, &ev);
+	}
+	n = msr_history_context(h, 0, UINT64_MAX, 999, 64, out);
+	cr_assert_eq(n, 8); /* the even ones among the last 16 */
+	cr_assert_eq(out[7].index, 998);
+	cr_assert_eq(out[0].index, 984);
+	n = msr_history_context(h, -1, 0x1000, 999, 64, out);
+	cr_assert_eq(out[n - 1].index, 999);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(out[i].pa, 0x1000);
+	msr_history_destroy(h);
+}
+
+Test(names, vkind_roundtrip)
+{
+	for (unsigned k = 0; k < MSR_V_COUNT; k++)
+		cr_assert_eq(msr_vkind_by_name(msr_vkind_name((enum msr_vkind)k)),
+			     k);
+	cr_assert_str_eq(msr_vkind_name(MSR_V_L1_HIT_NOT_PRESENT),
+			 "l1-hit-not-present");
+	cr_assert_str_eq(msr_vkind_name(MSR_V_TSO_VALUE), "tso-value");
+	cr_assert_eq(msr_vkind_by_name("nope"), MSR_V_COUNT);
+	cr_assert_str_eq(msr_rel_name(MSR_REL_FR), "fr");
+}
+
+Test(config, t2_defaults)
+{
+	struct msr_config c;
+
+	msr_config_default(&c);
+	cr_assert_eq(c.cores, 8);
+	cr_assert_eq(c.threads_per_core, 8);
+	cr_assert_eq(c.l1_line, 16);
+	cr_assert_eq(c.l2_line, 64);
+	cr_assert_eq(c.l2_banks, 8);
+	cr_assert_eq(c.context_len, 16);
+	cr_assert_eq(msr_config_strands(&c), 64);
+}
+
+Test(image, bad_token_names_line_and_column)
+{
+	struct tctx *t = t_new(false);
+	char path[] = "/tmp/msr-image-XXXXXX";
+	struct msr_error err = MSR_ERROR_INIT;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	char where[300];
+
+	fputs("@1000\n0000000000000001  00000000zz000002\n", f);
+	fclose(f);
+	cr_assert_eq(msr_engine_load_image(t->e, path, &err), MSR_E_FORMAT);
+	snprintf(where, sizeof(where), "%s:2:19", path);
+	cr_assert_str_eq(err.cause[0].where, where);
+	cr_assert(strstr(err.cause[0].text, "bad hex digit"));
+	unlink(path);
+	cr_assert_eq(msr_engine_load_image(t->e, "/nonexistent/img", &err),
+		     MSR_E_IO);
+	t_free(t);
+}
+
+Test(image, words_advance_by_eight)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "# comment\n@2000 1111111111111111 2222222222222222\n");
+	step_ld(t, 0, 0x2008, 8, 0x2222222222222222ULL, true);
+	ld_issue(t, 0, 0x2008, 3, MSR_IT_LOAD, 1);
+	ld_data(t, 0, 0x2008, MSR_DSRC_L2, 2);
+	sstep(t, 0);
+	expect_clean(t);
+	t_free(t);
+}
+
+/* xorshift64: a fixed, seedable sequence for the random-input test */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void random_run(size_t max_inflight, size_t window, uint64_t seed)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	struct msr_engine_sink sink = {t, NULL, NULL, t_on_violation};
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_engine_stats st;
+	static const uint16_t codes[] = {
+		MSR_LD_ISSUE, MSR_LD_DATA, MSR_LD_FILL, MSR_ST_ISSUE,
+		MSR_ST_COMMIT, MSR_ST_ACK, MSR_ST_INV, MSR_ST_UPDATE,
+		MSR_EVICT, MSR_EVICT_INV, MSR_DMA_ST, MSR_MEM_SLAM,
+		MSR_LD_POP, MSR_ST_POP, MSR_MEM_CHECK, MSR_SSTEP, MSR_ASI_READ,
+	};
+	uint64_t nv = 0;
+
+	msr_config_default(&t->cfg);
+	t->cfg.max_inflight = max_inflight;
+	t->cfg.mab_window = window;
+	cr_assert_eq(msr_engine_create(&t->cfg, &sink, &t->e, &err), MSR_OK);
+	for (unsigned i = 0; i < T_MAXSTEPS; i++) {
+		struct msr_step *s = add_step(t, (unsigned)(rnd(&seed) % 4),
+					      (unsigned)(rnd(&seed) % MSR_STEP_OP_COUNT),
+					      4 * i);
+
+		s->pa = 0x1000 + 8 * (rnd(&seed) % 16);
+		s->size = (uint8_t)(1u << (rnd(&seed) % 4));
+		s->has = (uint8_t)(rnd(&seed) & 0x1f);
+		s->ld_len = s->st_len = s->size;
+		s->ld[0] = (uint8_t)rnd(&seed);
+	}
+	{
+		struct msr_step_source src = {t, t_step_next, t_step_remaining};
+
+		msr_engine_set_steps(t->e, &src);
+	}
+	for (unsigned i = 0; i < 20000; i++) {
+		struct msr_event ev = {0};
+		uint64_t r = rnd(&seed);
+
+		ev.code = codes[r % (sizeof(codes) / sizeof(codes[0]))];
+		ev.tnum = (uint8_t)((r >> 8) % 4 * ((r >> 10) % 2 ? 8 : 1));
+		ev.pa = 0x1000 + 8 * ((r >> 12) % 16);
+		if ((r >> 20) % 8 == 0)
+			ev.pa |= 1ULL << 39;
+		ev.data = rnd(&seed);
+		ev.bmask = (uint8_t)(r >> 24);
+		ev.itype = (uint8_t)((r >> 32) % 10);
+		ev.size = (uint8_t)((r >> 36) % 4);
+		ev.dsrc = (uint8_t)(1 + (r >> 38) % 3);
+		ev.invvec = (uint32_t)((r >> 40) & 0xf);
+		ev.cid = (uint8_t)((r >> 44) % 8);
+		ev.bank = (uint8_t)((r >> 48) % 8);
+		ev.rmo = (uint8_t)((r >> 51) & 1);
+		ev.l2hit = (uint8_t)((r >> 52) & 1);
+		ev.inv = (uint8_t)((r >> 53) & 1);
+		ev.ts = i;
+		t_apply(t, &ev);
+	}
+	t_finish(t);
+	msr_engine_get_stats(t->e, &st);
+	for (unsigned k = 0; k < MSR_V_COUNT; k++)
+		nv += st.per_kind[k];
+	cr_assert_eq(nv, st.violations);
+	cr_assert_gt(st.violations, 0);
+	cr_assert_eq(st.events, 20000);
+	for (unsigned i = 0; i < t->nv; i++) {
+		cr_assert_lt((unsigned)t->v[i].kind, MSR_V_COUNT);
+		cr_assert_neq(t->v[i].message[0], 0);
+	}
+	t_free(t);
+}
+
+Test(robust, random_events_never_fail)
+{
+	random_run(65536, 0, 0x9e3779b97f4a7c15ULL);
+}
+
+Test(robust, random_events_with_tight_limits)
+{
+	random_run(4, 8, 0x1234567887654321ULL);
+}

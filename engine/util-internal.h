@@ -1,0 +1,103 @@
+/*
+ * util-internal.h - the engine's hot-path containers: sequence-indexed ring
+ * buffers, an open-addressing hash map from 64-bit keys to 32-bit slots, and
+ * a fixed-size element pool with a free list.
+ *
+ * These never allocate per event: rings and maps grow by doubling (amortised
+ * O(1)) up to an optional limit, pools reuse freed slots. They never print,
+ * exit or keep global state.
+ */
+#ifndef MSR_ENGINE_UTIL_INTERNAL_H
+#define MSR_ENGINE_UTIL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A FIFO whose elements are addressed by a sequence number that is never
+ * reused: the first element pushed has seq 1. Live elements have seq in
+ * [head, tail). Growth keeps every element at slot (seq & (cap - 1)).
+ */
+struct msr_ring {
+	unsigned char *buf;
+	size_t esz;
+	uint64_t cap;   /* power of two (0 before the first push) */
+	uint64_t head;  /* seq of the oldest live element */
+	uint64_t tail;  /* seq the next push gets */
+	uint64_t limit; /* max live elements, 0 = unlimited */
+};
+
+void msr_ring_init(struct msr_ring *r, size_t esz, uint64_t limit);
+void msr_ring_release(struct msr_ring *r);
+/* Append a zeroed element; returns it (seq = tail - 1) or NULL when full or
+ * out of memory (full: count == limit). */
+void *msr_ring_push(struct msr_ring *r);
+
+static inline uint64_t msr_ring_count(const struct msr_ring *r)
+{
+	return r->tail - r->head;
+}
+
+static inline void *msr_ring_at(const struct msr_ring *r, uint64_t seq)
+{
+	if (seq < r->head || seq >= r->tail)
+		return NULL;
+	return r->buf + (size_t)(seq & (r->cap - 1)) * r->esz;
+}
+
+static inline int msr_ring_full(const struct msr_ring *r)
+{
+	return r->limit && msr_ring_count(r) >= r->limit;
+}
+
+/* 64-bit mix (splitmix64 finaliser): spreads block addresses over the map. */
+static inline uint64_t msr_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * Open-addressing (linear probing, backward-shift deletion) map from a
+ * 64-bit key to a 32-bit value. Key UINT64_MAX is reserved (empty slot).
+ */
+struct msr_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap;   /* power of two */
+	size_t count;
+};
+
+int msr_map_init(struct msr_map *m, size_t cap_hint);
+void msr_map_release(struct msr_map *m);
+/* Value slot of `key`, or NULL. */
+uint32_t *msr_map_get(const struct msr_map *m, uint64_t key);
+/* Insert or overwrite; returns 0, or -1 when out of memory. */
+int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
+/* Remove `key` if present. */
+void msr_map_del(struct msr_map *m, uint64_t key);
+
+/* Fixed-size elements addressed by a 32-bit index, with a free list. */
+struct msr_pool {
+	unsigned char *buf;
+	size_t esz;
+	uint32_t cap, used; /* used = high-water mark */
+	uint32_t free_head; /* UINT32_MAX = none */
+};
+
+void msr_pool_init(struct msr_pool *p, size_t esz);
+void msr_pool_release(struct msr_pool *p);
+/* A zeroed element's index, or UINT32_MAX when out of memory. */
+uint32_t msr_pool_alloc(struct msr_pool *p);
+void msr_pool_free(struct msr_pool *p, uint32_t idx);
+
+static inline void *msr_pool_at(const struct msr_pool *p, uint32_t idx)
+{
+	return p->buf + (size_t)idx * p->esz;
+}
+
+#endif /* MSR_ENGINE_UTIL_INTERNAL_H */

@@ -1,0 +1,221 @@
+/*
+ * util.c - ring buffers, hash maps and pools used on the engine's hot path.
+ *
+ * Growth is by doubling so every operation is amortised O(1); nothing here
+ * allocates per element once capacity is reached, and nothing here reports
+ * errors beyond a NULL / -1 return (callers turn that into MSR_E_NOMEM).
+ */
+#include "util-internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void msr_ring_init(struct msr_ring *r, size_t esz, uint64_t limit)
+{
+	memset(r, 0, sizeof(*r));
+	r->esz = esz;
+	r->head = r->tail = 1;
+	r->limit = limit;
+}
+
+void msr_ring_release(struct msr_ring *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+}
+
+static int ring_grow(struct msr_ring *r)
+{
+	uint64_t ncap = r->cap ? r->cap * 2 : 16;
+	unsigned char *nb = calloc((size_t)ncap, r->esz);
+
+	if (!nb)
+		return -1;
+	for (uint64_t s = r->head; s < r->tail; s++)
+		memcpy(nb + (size_t)(s & (ncap - 1)) * r->esz,
+		       r->buf + (size_t)(s & (r->cap - 1)) * r->esz, r->esz);
+	free(r->buf);
+	r->buf = nb;
+	r->cap = ncap;
+	return 0;
+}
+
+void *msr_ring_push(struct msr_ring *r)
+{
+	void *p;
+
+	if (msr_ring_full(r))
+		return NULL;
+	if (msr_ring_count(r) >= r->cap && ring_grow(r) < 0)
+		return NULL;
+	p = r->buf + (size_t)(r->tail & (r->cap - 1)) * r->esz;
+	memset(p, 0, r->esz);
+	r->tail++;
+	return p;
+}
+
+int msr_map_init(struct msr_map *m, size_t cap_hint)
+{
+	size_t cap = 16;
+
+	while (cap < cap_hint)
+		cap *= 2;
+	m->keys = malloc(cap * sizeof(*m->keys));
+	m->vals = malloc(cap * sizeof(*m->vals));
+	m->cap = cap;
+	m->count = 0;
+	if (!m->keys || !m->vals) {
+		msr_map_release(m);
+		return -1;
+	}
+	memset(m->keys, 0xff, cap * sizeof(*m->keys));
+	return 0;
+}
+
+void msr_map_release(struct msr_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->cap = m->count = 0;
+}
+
+uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)msr_hash64(key) & mask;
+
+	for (;;) {
+		if (m->keys[i] == key)
+			return &m->vals[i];
+		if (m->keys[i] == UINT64_MAX)
+			return NULL;
+		i = (i + 1) & mask;
+	}
+}
+
+static void map_insert(uint64_t *keys, uint32_t *vals, size_t cap,
+		       uint64_t key, uint32_t val)
+{
+	size_t i = (size_t)msr_hash64(key) & (cap - 1);
+
+	while (keys[i] != UINT64_MAX && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	keys[i] = key;
+	vals[i] = val;
+}
+
+static int map_grow(struct msr_map *m)
+{
+	size_t ncap = m->cap * 2;
+	uint64_t *nk = malloc(ncap * sizeof(*nk));
+	uint32_t *nv = malloc(ncap * sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -1;
+	}
+	memset(nk, 0xff, ncap * sizeof(*nk));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] != UINT64_MAX)
+			map_insert(nk, nv, ncap, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
+{
+	uint32_t *v = msr_map_get(m, key);
+
+	if (v) {
+		*v = val;
+		return 0;
+	}
+	/* keep the load factor at or below 1/2 so probes stay short */
+	if ((m->count + 1) * 2 > m->cap && map_grow(m) < 0)
+		return -1;
+	map_insert(m->keys, m->vals, m->cap, key, val);
+	m->count++;
+	return 0;
+}
+
+void msr_map_del(struct msr_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)msr_hash64(key) & mask;
+
+	while (m->keys[i] != key) {
+		if (m->keys[i] == UINT64_MAX)
+			return;
+		i = (i + 1) & mask;
+	}
+	/* backward-shift deletion: no tombstones, probe chains stay intact */
+	for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+		size_t home;
+
+		if (m->keys[j] == UINT64_MAX)
+			break;
+		home = (size_t)msr_hash64(m->keys[j]) & mask;
+		/* move j into the hole at i unless its home lies in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = UINT64_MAX;
+	m->count--;
+}
+
+void msr_pool_init(struct msr_pool *p, size_t esz)
+{
+	memset(p, 0, sizeof(*p));
+	p->esz = esz < sizeof(uint32_t) ? sizeof(uint32_t) : esz;
+	p->free_head = UINT32_MAX;
+}
+
+void msr_pool_release(struct msr_pool *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->cap = p->used = 0;
+}
+
+uint32_t msr_pool_alloc(struct msr_pool *p)
+{
+	uint32_t idx;
+
+	if (p->free_head != UINT32_MAX) {
+		idx = p->free_head;
+		memcpy(&p->free_head, msr_pool_at(p, idx), sizeof(uint32_t));
+	} else {
+		if (p->used == p->cap) {
+			uint32_t ncap = p->cap ? p->cap * 2 : 64;
+			unsigned char *nb;
+
+			if (ncap < p->cap)
+				return UINT32_MAX;
+			nb = realloc(p->buf, (size_t)ncap * p->esz);
+			if (!nb)
+				return UINT32_MAX;
+			p->buf = nb;
+			p->cap = ncap;
+		}
+		idx = p->used++;
+	}
+	memset(msr_pool_at(p, idx), 0, p->esz);
+	return idx;
+}
+
+void msr_pool_free(struct msr_pool *p, uint32_t idx)
+{
+	memcpy(msr_pool_at(p, idx), &p->free_head, sizeof(uint32_t));
+	p->free_head = idx;
+}

@@ -1,0 +1,651 @@
+/*
+ * steplog.c - the ISS step-log reader (trace-format.md section 3).
+ *
+ * Reads "# msync-steps 1" logs, plain or zstd (through msr_source), straight
+ * from the source's blocks, one line at a time, with a small carry buffer
+ * only for lines split across two blocks. Lines of different strands may be
+ * interleaved arbitrarily; msr_steplog_next hands out one strand's lines in
+ * program order and parks the lines of other strands it has to read past in
+ * per-strand ring queues, bounded by max_lookahead. Every malformed field is
+ * an MSR_E_FORMAT error naming file:line:column. It never uses sscanf, never
+ * reads the whole log into memory and never interprets memory semantics.
+ */
+#include "source-internal.h"
+#include "trace.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEPLOG_LINE_MAX 4096
+#define STEPLOG_DEFAULT_LOOKAHEAD ((size_t)1 << 20)
+
+struct step_queue {
+	struct msr_step *ring; /* capacity is a power of two */
+	size_t cap, head, count;
+	uint64_t drained; /* lines counted (not kept) after the log was drained */
+};
+
+struct msr_steplog {
+	struct msr_source *src;
+	char path[128];
+	unsigned strands;
+	size_t max_lookahead;
+	size_t buffered; /* lines parked in all queues */
+	const uint8_t *blk;
+	size_t blk_len, blk_pos;
+	uint64_t lineno;  /* physical lines read */
+	uint64_t steps;   /* step lines parsed */
+	bool eof;
+	bool header_seen;
+	struct step_queue *q;
+	char carry[STEPLOG_LINE_MAX];
+};
+
+static const char *const op_names[MSR_STEP_OP_COUNT] = {
+	"nop", "ld", "ldd", "ldq", "ldblk", "st", "stblk", "stbi",
+	"cas", "swap", "ldstub", "membar", "prefetch",
+};
+
+const char *msr_step_op_name(unsigned op)
+{
+	return op < MSR_STEP_OP_COUNT ? op_names[op] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Line parsing                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One line being parsed: columns are counted from `line`. */
+struct lctx {
+	const struct msr_steplog *log;
+	const char *line;
+	struct msr_error *err;
+};
+
+static int lerr(const struct lctx *c, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int lerr(const struct lctx *c, const char *at, const char *fmt, ...)
+{
+	char where[200], text[256];
+	va_list ap;
+
+	snprintf(where, sizeof(where), "%s:%llu:%llu", c->log->path,
+		 (unsigned long long)c->log->lineno,
+		 (unsigned long long)(at - c->line) + 1);
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return msr_error_set(c->err, MSR_E_FORMAT, "steplog", where, "%s", text);
+}
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* Skip an optional "0x"/"0X" prefix. */
+static const char *skip_0x(const char *p, const char *end)
+{
+	if (end - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return p + 2;
+	return p;
+}
+
+/* A hex number of at most `bits` bits spanning exactly [p, end). */
+static int parse_hex(const struct lctx *c, const char *p, const char *end,
+		     unsigned bits, const char *what, uint64_t *out)
+{
+	const char *d = skip_0x(p, end);
+	uint64_t v = 0;
+
+	if (d == end)
+		return lerr(c, p, "empty %s: expected hex digits", what);
+	for (const char *q = d; q < end; q++) {
+		int h = hexval(*q);
+
+		if (h < 0)
+			return lerr(c, q, "bad hex digit '%c' in %s=%.*s", *q, what,
+				    (int)(end - p), p);
+		if (v >> (bits - 4))
+			return lerr(c, p, "%s=%.*s does not fit in %u bits", what,
+				    (int)(end - p), p, bits);
+		v = v << 4 | (uint64_t)h;
+	}
+	*out = v;
+	return MSR_OK;
+}
+
+static int parse_dec(const struct lctx *c, const char *p, const char *end,
+		     uint64_t limit, const char *what, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (p == end)
+		return lerr(c, p, "empty %s: expected a decimal number", what);
+	for (const char *q = p; q < end; q++) {
+		if (*q < '0' || *q > '9')
+			return lerr(c, q, "bad decimal digit '%c' in %s=%.*s", *q,
+				    what, (int)(end - p), p);
+		v = v * 10 + (uint64_t)(*q - '0');
+		if (v > limit)
+			return lerr(c, p, "%s=%.*s out of range: at most %llu", what,
+				    (int)(end - p), p, (unsigned long long)limit);
+	}
+	*out = v;
+	return MSR_OK;
+}
+
+/* A big-endian byte string of up to 64 bytes (even number of hex digits). */
+static int parse_bytes(const struct lctx *c, const char *p, const char *end,
+		       const char *what, uint8_t *out, uint8_t *len)
+{
+	const char *d = skip_0x(p, end);
+	size_t n = (size_t)(end - d);
+
+	if (n == 0)
+		return lerr(c, p, "empty %s=: expected hex digits", what);
+	if (n % 2)
+		return lerr(c, p, "%s= has %zu hex digits: expected an even number "
+			    "(two per byte)", what, n);
+	if (n > 128)
+		return lerr(c, p, "%s= has %zu hex digits: at most 128 (64 bytes)",
+			    what, n);
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(d[i]), lo = hexval(d[i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			const char *bad = hi < 0 ? d + i : d + i + 1;
+
+			return lerr(c, bad, "bad hex digit '%c' in %s=", *bad, what);
+		}
+		out[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = (uint8_t)(n / 2);
+	return MSR_OK;
+}
+
+/* Which fields an op takes: required, optional, and the fixed size (0 =
+ * from size=, which must then be one of `sizes`, a bit set of 1,2,4,8). */
+struct op_rule {
+	uint8_t req, opt;
+	uint8_t fixed_size;
+	uint8_t sizes;
+	uint8_t default_size; /* when size= is optional and omitted */
+};
+
+#define PA MSR_STEP_HAS_PA
+#define SZ MSR_STEP_HAS_SIZE
+#define LDV MSR_STEP_HAS_LD
+#define STV MSR_STEP_HAS_ST
+#define MK MSR_STEP_HAS_MASK
+
+static const struct op_rule rules[MSR_STEP_OP_COUNT] = {
+	[MSR_STEP_NOP] = {0, 0, 0, 0, 0},
+	[MSR_STEP_LD] = {PA | SZ, LDV, 0, 1 | 2 | 4 | 8, 0},
+	[MSR_STEP_LDD] = {PA, LDV | SZ, 8, 0, 0},
+	[MSR_STEP_LDQ] = {PA, LDV | SZ, 16, 0, 0},
+	[MSR_STEP_LDBLK] = {PA, LDV | SZ, 64, 0, 0},
+	[MSR_STEP_ST] = {PA | SZ | STV, 0, 0, 1 | 2 | 4 | 8, 0},
+	[MSR_STEP_STBLK] = {PA | STV, SZ, 64, 0, 0},
+	[MSR_STEP_STBI] = {PA | STV, SZ, 8, 0, 0},
+	[MSR_STEP_CAS] = {PA | SZ, LDV | STV, 0, 4 | 8, 0},
+	[MSR_STEP_SWAP] = {PA | STV, LDV | SZ, 0, 4, 4},
+	[MSR_STEP_LDSTUB] = {PA | STV, LDV | SZ, 0, 1, 1},
+	[MSR_STEP_MEMBAR] = {MK, 0, 0, 0, 0},
+	[MSR_STEP_PREFETCH] = {PA, SZ, 0, 1 | 2 | 4 | 8 | 16 | 32 | 64, 0},
+};
+
+static const char *const field_names[5] = {"pa", "size", "ld", "st", "mask"};
+
+static int field_bit(const char *k, size_t n)
+{
+	for (int i = 0; i < 5; i++)
+		if (strlen(field_names[i]) == n && !memcmp(k, field_names[i], n))
+			return 1 << i;
+	return 0;
+}
+
+static int op_lookup(const char *p, size_t n)
+{
+	for (int i = 0; i < MSR_STEP_OP_COUNT; i++)
+		if (strlen(op_names[i]) == n && !memcmp(p, op_names[i], n))
+			return i;
+	return -1;
+}
+
+/* Next whitespace-separated token of [*p, end): returns false at the end. */
+static bool next_token(const char **p, const char *end, const char **tok,
+		       const char **tok_end)
+{
+	const char *q = *p;
+
+	while (q < end && is_space(*q))
+		q++;
+	if (q == end)
+		return false;
+	*tok = q;
+	while (q < end && !is_space(*q))
+		q++;
+	*tok_end = q;
+	*p = q;
+	return true;
+}
+
+static int parse_field(const struct lctx *c, const char *tok,
+		       const char *tok_end, struct msr_step *s,
+		       const char *cols[5])
+{
+	const char *eq = memchr(tok, '=', (size_t)(tok_end - tok));
+	const char *v;
+	uint64_t x;
+	int bit, idx, rc;
+
+	if (!eq)
+		return lerr(c, tok, "expected key=value, got '%.*s'",
+			    (int)(tok_end - tok), tok);
+	bit = field_bit(tok, (size_t)(eq - tok));
+	if (!bit)
+		return lerr(c, tok, "unknown field '%.*s': expected pa, size, ld, "
+			    "st or mask", (int)(eq - tok), tok);
+	idx = __builtin_ctz((unsigned)bit);
+	if (s->has & bit)
+		return lerr(c, tok, "duplicate field %s=", field_names[idx]);
+	s->has |= (uint8_t)bit;
+	cols[idx] = tok;
+	v = eq + 1;
+	switch (bit) {
+	case PA:
+		rc = parse_hex(c, v, tok_end, 40, "pa", &s->pa);
+		break;
+	case SZ:
+		rc = parse_dec(c, v, tok_end, 64, "size", &x);
+		s->size = (uint8_t)x;
+		break;
+	case LDV:
+		rc = parse_bytes(c, v, tok_end, "ld", s->ld, &s->ld_len);
+		break;
+	case STV:
+		rc = parse_bytes(c, v, tok_end, "st", s->st, &s->st_len);
+		break;
+	default:
+		rc = parse_hex(c, v, tok_end, 32, "mask", &x);
+		s->mask = (uint32_t)x;
+		break;
+	}
+	return rc;
+}
+
+/* Check the fields present against the op's rule; fix up the size. */
+static int check_fields(const struct lctx *c, struct msr_step *s,
+			const char *op_col, const char *cols[5])
+{
+	const struct op_rule *r = &rules[s->op];
+	const char *name = op_names[s->op];
+	uint8_t missing = (uint8_t)(r->req & ~s->has);
+	uint8_t extra = (uint8_t)(s->has & ~(r->req | r->opt));
+
+	if (extra) {
+		int i = __builtin_ctz(extra);
+
+		return lerr(c, cols[i], "field %s= not allowed for op=%s",
+			    field_names[i], name);
+	}
+	if (missing)
+		return lerr(c, op_col, "missing required field %s= for op=%s",
+			    field_names[__builtin_ctz(missing)], name);
+	if (r->fixed_size) {
+		if ((s->has & SZ) && s->size != r->fixed_size)
+			return lerr(c, cols[1], "size=%u invalid for op=%s: "
+				    "expected %u", s->size, name, r->fixed_size);
+		s->size = r->fixed_size;
+	} else if (r->sizes) {
+		if (!(s->has & SZ))
+			s->size = r->default_size;
+		if (((s->has & SZ) || s->size) && (s->size == 0 || s->size > 64 || (s->size & (s->size - 1)) ||
+		    !(s->size & r->sizes)))
+			return lerr(c, cols[1] ? cols[1] : op_col,
+				    "size=%u invalid for op=%s", s->size, name);
+	}
+	if ((s->has & PA) && s->size && (s->pa & (uint64_t)(s->size - 1)))
+		return lerr(c, cols[0], "pa=0x%010llx not aligned to size=%u",
+			    (unsigned long long)s->pa, s->size);
+	if ((s->has & LDV) && s->ld_len != s->size)
+		return lerr(c, cols[2], "value length does not match size: ld= has "
+			    "%u hex digits, expected %u for size=%u",
+			    s->ld_len * 2u, s->size * 2u, s->size);
+	if ((s->has & STV) && s->st_len != s->size)
+		return lerr(c, cols[3], "value length does not match size: st= has "
+			    "%u hex digits, expected %u for size=%u",
+			    s->st_len * 2u, s->size * 2u, s->size);
+	return MSR_OK;
+}
+
+/* Parse one step line [line, end) (no newline). */
+static int parse_step(struct msr_steplog *log, const char *line,
+		      const char *end, struct msr_step *s, struct msr_error *err)
+{
+	struct lctx c = {log, line, err};
+	const char *p = line, *tok, *tok_end, *op_col;
+	const char *cols[5] = {NULL, NULL, NULL, NULL, NULL};
+	uint64_t x;
+	int rc, op;
+
+	memset(s, 0, offsetof(struct msr_step, ld));
+	s->line = log->lineno;
+	next_token(&p, end, &tok, &tok_end); /* the caller saw a non-blank */
+	rc = parse_dec(&c, tok, tok_end, log->strands - 1u, "tnum", &x);
+	if (rc)
+		return rc;
+	s->tnum = (uint8_t)x;
+	if (!next_token(&p, end, &tok, &tok_end))
+		return lerr(&c, end, "missing pc after tnum=%u", s->tnum);
+	rc = parse_hex(&c, tok, tok_end, 64, "pc", &s->pc);
+	if (rc)
+		return rc;
+	if (!next_token(&p, end, &tok, &tok_end))
+		return lerr(&c, end, "missing op after pc");
+	op = op_lookup(tok, (size_t)(tok_end - tok));
+	if (op < 0)
+		return lerr(&c, tok, "unknown op '%.*s': expected nop, ld, ldd, ldq, "
+			    "ldblk, st, stblk, stbi, cas, swap, ldstub, membar or "
+			    "prefetch", (int)(tok_end - tok), tok);
+	s->op = (uint8_t)op;
+	op_col = tok;
+	while (next_token(&p, end, &tok, &tok_end)) {
+		rc = parse_field(&c, tok, tok_end, s, cols);
+		if (rc)
+			return rc;
+	}
+	return check_fields(&c, s, op_col, cols);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading lines from the source                                             */
+/* ------------------------------------------------------------------------ */
+
+static int where_line(const struct msr_steplog *log, char *buf, size_t size)
+{
+	return snprintf(buf, size, "%s:%llu", log->path,
+			(unsigned long long)log->lineno);
+}
+
+/*
+ * Next physical line, without its newline (and without a trailing '\r').
+ * Points into the source block when the line lies inside one, else into
+ * the carry buffer. MSR_END at the end of the log.
+ */
+static int read_line(struct msr_steplog *log, const char **line,
+		     const char **end, struct msr_error *err)
+{
+	size_t carried = 0;
+	char where[200];
+	int rc;
+
+	for (;;) {
+		if (log->blk_pos == log->blk_len) {
+			if (log->eof)
+				break;
+			rc = msr_source_read(log->src, &log->blk, &log->blk_len, err);
+			log->blk_pos = 0;
+			if (rc == MSR_END) {
+				log->eof = true;
+				log->blk_len = 0;
+				break;
+			}
+			if (rc < 0)
+				return msr_error_wrap(err, "steplog", log->path,
+						      "cannot read the step log");
+			continue;
+		}
+		const char *b = (const char *)log->blk + log->blk_pos;
+		size_t avail = log->blk_len - log->blk_pos;
+		const char *nl = memchr(b, '\n', avail);
+		size_t n = nl ? (size_t)(nl - b) : avail;
+
+		if (carried == 0 && nl && n <= sizeof(log->carry)) {
+			log->blk_pos += n + 1;
+			log->lineno++;
+			*line = b;
+			*end = b + n;
+			goto trim;
+		}
+		if (carried + n > sizeof(log->carry)) {
+			log->lineno++;
+			where_line(log, where, sizeof(where));
+			return msr_error_set(err, MSR_E_FORMAT, "steplog", where,
+					     "line longer than %zu bytes",
+					     sizeof(log->carry));
+		}
+		memcpy(log->carry + carried, b, n);
+		carried += n;
+		log->blk_pos += nl ? n + 1 : n;
+		if (nl)
+			goto carried_line;
+	}
+	if (carried == 0)
+		return MSR_END; /* no partial last line */
+carried_line:
+	log->lineno++;
+	*line = log->carry;
+	*end = log->carry + carried;
+trim:
+	if (*end > *line && (*end)[-1] == '\r')
+		(*end)--;
+	return MSR_OK;
+}
+
+static int check_header(struct msr_steplog *log, const char *line,
+			const char *end, struct msr_error *err)
+{
+	static const char magic[] = "# msync-steps ";
+	size_t n = (size_t)(end - line);
+	char where[200];
+
+	while (n && is_space(line[n - 1]))
+		n--;
+	where_line(log, where, sizeof(where));
+	if (n < sizeof(magic) - 1 || memcmp(line, magic, sizeof(magic) - 1))
+		return msr_error_set(err, MSR_E_FORMAT, "steplog", where,
+				     "not a step log: the first line must be "
+				     "'# msync-steps 1'");
+	if (n != sizeof(magic) || line[n - 1] != '1')
+		return msr_error_set(err, MSR_E_FORMAT, "steplog", where,
+				     "unsupported step-log version=%.*s: this "
+				     "build reads version 1",
+				     (int)(n - (sizeof(magic) - 1)),
+				     line + sizeof(magic) - 1);
+	log->header_seen = true;
+	return MSR_OK;
+}
+
+/* Next step line of any strand into *s; MSR_END at the end of the log. */
+static int read_step(struct msr_steplog *log, struct msr_step *s,
+		     struct msr_error *err)
+{
+	const char *line = NULL, *end = NULL, *p;
+	int rc;
+
+	for (;;) {
+		rc = read_line(log, &line, &end, err);
+		if (rc == MSR_END && !log->header_seen) {
+			log->lineno = 1;
+			return msr_error_set(err, MSR_E_FORMAT, "steplog",
+					     log->path, "empty step log: the "
+					     "first line must be '# msync-steps 1'");
+		}
+		if (rc)
+			return rc;
+		if (!log->header_seen) {
+			rc = check_header(log, line, end, err);
+			if (rc)
+				return rc;
+			continue;
+		}
+		for (p = line; p < end && is_space(*p); p++)
+			;
+		if (p == end || *p == '#')
+			continue; /* blank line or comment */
+		rc = parse_step(log, line, end, s, err);
+		if (rc == MSR_OK)
+			log->steps++;
+		return rc;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-strand queues                                                         */
+/* ------------------------------------------------------------------------ */
+
+static int queue_push(struct msr_steplog *log, const struct msr_step *s,
+		      struct msr_error *err)
+{
+	struct step_queue *q = &log->q[s->tnum];
+
+	if (log->buffered >= log->max_lookahead) {
+		char where[200];
+
+		where_line(log, where, sizeof(where));
+		return msr_error_set(err, MSR_E_NOMEM, "steplog", where,
+				     "step-log lookahead limit exceeded: %zu lines "
+				     "of other strands buffered, max_lookahead=%zu "
+				     "(raise limits.step_lookahead, or the trace and "
+				     "the step log do not belong together)",
+				     log->buffered, log->max_lookahead);
+	}
+	if (q->count == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 16;
+		struct msr_step *r = malloc(ncap * sizeof(*r));
+
+		if (!r)
+			return msr_error_set(err, MSR_E_NOMEM, "steplog", log->path,
+					     "out of memory buffering step lines");
+		for (size_t i = 0; i < q->count; i++)
+			r[i] = q->ring[(q->head + i) & (q->cap - 1)];
+		free(q->ring);
+		q->ring = r;
+		q->cap = ncap;
+		q->head = 0;
+	}
+	q->ring[(q->head + q->count) & (q->cap - 1)] = *s;
+	q->count++;
+	log->buffered++;
+	return MSR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public API                                                                */
+/* ------------------------------------------------------------------------ */
+
+int msr_steplog_open(const char *path, unsigned strands, size_t max_lookahead,
+		     struct msr_steplog **out, struct msr_error *err)
+{
+	struct msr_steplog *log;
+	int rc;
+
+	*out = NULL;
+	if (strands == 0 || strands > 256)
+		return msr_error_set(err, MSR_E_USAGE, "steplog", path,
+				     "strands=%u out of range 1..256", strands);
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return msr_error_set(err, MSR_E_NOMEM, "steplog", path,
+				     "out of memory");
+	log->q = calloc(strands, sizeof(*log->q));
+	if (!log->q) {
+		free(log);
+		return msr_error_set(err, MSR_E_NOMEM, "steplog", path,
+				     "out of memory");
+	}
+	snprintf(log->path, sizeof(log->path), "%s", path);
+	log->strands = strands;
+	log->max_lookahead = max_lookahead ? max_lookahead : STEPLOG_DEFAULT_LOOKAHEAD;
+	rc = msr_source_open(path, &log->src, err);
+	if (rc) {
+		msr_steplog_close(log);
+		return rc;
+	}
+	*out = log;
+	return MSR_OK;
+}
+
+int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
+		     struct msr_step *step, struct msr_error *err)
+{
+	struct step_queue *q;
+	int rc;
+
+	if (tnum >= log->strands)
+		return msr_error_set(err, MSR_E_USAGE, "steplog", log->path,
+				     "tnum=%u out of range: strands=%u", tnum,
+				     log->strands);
+	q = &log->q[tnum];
+	if (q->count) {
+		*step = q->ring[q->head];
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->count--;
+		log->buffered--;
+		return MSR_OK;
+	}
+	for (;;) {
+		rc = read_step(log, step, err);
+		if (rc)
+			return rc;
+		if (step->tnum == tnum)
+			return MSR_OK;
+		rc = queue_push(log, step, err);
+		if (rc)
+			return rc;
+	}
+}
+
+int msr_steplog_remaining(struct msr_steplog *log, unsigned tnum,
+			  uint64_t *count, struct msr_error *err)
+{
+	struct msr_step s;
+	int rc;
+
+	*count = 0;
+	if (tnum >= log->strands)
+		return msr_error_set(err, MSR_E_USAGE, "steplog", log->path,
+				     "tnum=%u out of range: strands=%u", tnum,
+				     log->strands);
+	/* Count the rest of the log without keeping it: memory stays bounded. */
+	while ((rc = read_step(log, &s, err)) == MSR_OK)
+		log->q[s.tnum].drained++;
+	if (rc < 0)
+		return rc;
+	*count = log->q[tnum].count + log->q[tnum].drained;
+	return MSR_OK;
+}
+
+uint64_t msr_steplog_lines(const struct msr_steplog *log)
+{
+	return log->steps;
+}
+
+void msr_steplog_close(struct msr_steplog *log)
+{
+	if (!log)
+		return;
+	if (log->q)
+		for (unsigned i = 0; i < log->strands; i++)
+			free(log->q[i].ring);
+	free(log->q);
+	if (log->src)
+		msr_source_close(log->src);
+	free(log);
+}
