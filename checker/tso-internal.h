@@ -26,6 +26,7 @@ struct tso_wit {
 	uint8_t type;        /* enum tso_wit_type */
 	bool has_barrier;    /* OWN: `barrier` is a separate op of the cycle */
 	bool rmo;            /* OWN: the store is an RMO store */
+	bool dma;            /* RF: `store` is a DMA write just after co */
 	uint64_t co;         /* position: co of `store` */
 	uint64_t via_pa;     /* RF: bytes [via_pa, via_pa + via_size) read */
 	unsigned via_size;
@@ -79,6 +80,7 @@ struct tso_strand {
 	struct tso_srec *st;
 	size_t st_cap;
 	struct tso_map own;
+	size_t own_cursor;       /* sweep position in `own` */
 	uint64_t last_st_sseq;  /* youngest executed store entry */
 	uint64_t barrier_upto;  /* stores <= this precede later loads */
 	uint64_t scanned;       /* stores <= this folded into f_sl */
@@ -97,7 +99,10 @@ struct tso_byte {
 	uint64_t pa;
 	uint64_t lo;   /* earliest gap (co of the store read, 0 for own) */
 	uint64_t hi;   /* co of the next store to the byte, 0 = none yet */
-	uint64_t src;  /* co of the store read, 0 = initial / uncommitted */
+	uint64_t src;  /* co of the store read, 0 = initial / uncommitted;
+			* DMA: the number of commits before the write */
+	bool dma;      /* read a DMA / back-door write (outside co) */
+	uint8_t val;   /* the byte read */
 };
 
 struct tso_load {
@@ -116,7 +121,8 @@ struct msr_tso {
 	size_t ring_cap;
 	struct tso_map blocks;
 	uint64_t n;              /* commits seen: the newest co */
-	unsigned nblocked;       /* strands with queued ops */
+	unsigned nblocked;       /* strands with queued ops, listed in */
+	uint8_t blocked[MSR_MAX_STRANDS];
 	bool finishing;
 	bool nomem;
 	struct tso_load ld;         /* scratch for the load being placed */
@@ -125,11 +131,22 @@ struct msr_tso {
 
 #define TSO_IO_BIT (1ull << 39)
 
+static inline bool overlaps(uint64_t pa, unsigned size, uint64_t lo,
+			    unsigned n)
+{
+	return pa < lo + n && lo < pa + size;
+}
+
 /* tso.c */
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
+
+/* tso_proof.c: proof operations of loads (their value) and of commits */
+void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out);
-void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+void tso_proof_dma(uint64_t pa, uint8_t val, struct msr_proof_op *out);
+void tso_desc_store(const struct msr_tso *t, uint64_t co, char *buf,
+		    size_t size);
 
 /* tso_proof.c: build and emit one violation. */
 struct tso_report {
@@ -152,5 +169,27 @@ void tso_report_init(struct tso_report *r, enum msr_vkind kind,
 void tso_report_push(struct tso_report *r, const struct msr_proof_op *p,
 		     enum msr_rel rel);
 void tso_report_emit(struct msr_tso *t, const struct tso_report *r);
+
+/* One builder per broken-axiom shape (message + proof cycle). The load
+ * builders report at most once per load (tso_load.reported). */
+void tso_report_store_order(struct msr_tso *t, const struct msr_commit *c,
+			    uint64_t later_co);
+void tso_report_bypass(struct msr_tso *t, struct tso_load *l,
+		       const struct msr_rf *rf, const struct msr_proof_op *sp,
+		       uint64_t pa);
+void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
+			  uint64_t pa);
+void tso_report_own_stale(struct msr_tso *t, struct tso_load *l,
+			  const struct tso_byte *b, uint64_t yco,
+			  const struct msr_proof_op *yp);
+void tso_report_stale(struct msr_tso *t, struct tso_load *l,
+		      const struct tso_wit *w, enum msr_vkind kind,
+		      const struct tso_byte *b);
+void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
+			   const struct msr_op *op, uint64_t co,
+			   const struct msr_op_block *blk);
+void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
+		       enum msr_vkind kind, uint64_t co_a,
+		       const struct tso_byte *b, const struct tso_wit *w);
 
 #endif /* MSR_TSO_INTERNAL_H */

@@ -27,7 +27,7 @@
 #define ST_RING_INIT 64u
 #define ST_RING_MAX (1u << 16)
 #define QUEUE_INIT 16u
-#define QUEUE_MAX (1u << 16)
+#define QUEUE_MAX 512u /* ops waiting per strand (about 1 MiB) */
 #define MEMBAR_STORELOAD 0x62u /* #StoreLoad, #MemIssue, #Sync */
 
 /* ------------------------------------------------------------------------ */
@@ -120,6 +120,31 @@ static void *map_find(struct tso_map *m, uint64_t pa8, bool create)
 	}
 }
 
+/* Remove the entry at `e` (linear probing: shift later entries back). */
+static void map_del(struct tso_map *m, void *e)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, map_slot(m, j), sizeof(key));
+		if (!key)
+			break;
+		h = hash64(key) & mask;
+		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(map_slot(m, i), map_slot(m, j), m->esz);
+			i = j;
+		}
+	}
+	memset(map_slot(m, i), 0, m->esz);
+	m->n--;
+}
+
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
 {
 	const struct tso_crec *c;
@@ -206,83 +231,6 @@ static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Proof operations                                                          */
-/* ------------------------------------------------------------------------ */
-
-void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
-{
-	unsigned b, i, n = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->strand = op->strand;
-	out->op = op->step_op;
-	out->iseq = op->iseq;
-	out->pc = op->pc;
-	out->pa = op->pa;
-	out->size = op->size;
-	out->ts = op->ts;
-	out->event = op->event;
-	for (b = 0; b < op->nblocks && n < 8; b++)
-		for (i = 0; i < 8 && n < 8; i++)
-			if (op->blk[b].mask & (0x80u >> i)) {
-				const uint8_t *src = op->kind == MSR_OP_STORE
-							     ? op->blk[b].store
-							     : op->blk[b].load;
-				out->value = out->value << 8 | src[i];
-				n++;
-			}
-}
-
-void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
-		     struct msr_proof_op *out)
-{
-	const struct tso_crec *c = tso_crec_get(t, co);
-	unsigned i, first = 8, n = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->pa = pa;
-	if (!c)
-		return;
-	out->strand = c->strand;
-	out->op = c->step_op;
-	out->iseq = c->iseq;
-	out->pc = c->pc;
-	out->ts = c->ts;
-	out->event = c->event;
-	for (i = 0; i < 8; i++)
-		if (c->mask & (0x80u >> i)) {
-			if (first == 8)
-				first = i;
-			n = i - first + 1;
-		}
-	if (first == 8) {
-		out->pa = c->pa8;
-		out->size = 8;
-		return;
-	}
-	out->pa = c->pa8 + first;
-	out->size = (uint8_t)n;
-	for (i = first; i < first + n; i++)
-		out->value = out->value << 8 | c->data[i];
-}
-
-static void desc_store(const struct msr_tso *t, uint64_t co, char *buf,
-		       size_t size)
-{
-	const struct tso_crec *c = tso_crec_get(t, co);
-
-	if (!co)
-		snprintf(buf, size, "the initial value");
-	else if (!c)
-		snprintf(buf, size, "the store with co=%llu",
-			 (unsigned long long)co);
-	else
-		snprintf(buf, size, "strand %u's store iseq=%llu (co=%llu)",
-			 c->strand, (unsigned long long)c->iseq,
-			 (unsigned long long)co);
-}
-
-/* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
 /* ------------------------------------------------------------------------ */
 
@@ -334,38 +282,6 @@ void msr_tso_destroy(struct msr_tso *t)
 /* Commits                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void report_store_order(struct msr_tso *t, struct tso_strand *s,
-			       const struct msr_commit *c)
-{
-	struct tso_report r;
-	struct tso_srec *later = srec_get(s, s->ss_last);
-	struct msr_proof_op p1, p2;
-	char d1[96], d2[96];
-
-	tso_proof_store(t, c->co, c->pa8, &p1);
-	tso_report_init(&r, MSR_V_TSO_STORE_ORDER, NULL);
-	r.at = &p1;
-	r.pa = p1.pa;
-	r.size = p1.size;
-	r.ts = c->ts;
-	r.event = c->event;
-	r.observed_co = c->co;
-	tso_report_push(&r, &p1, MSR_REL_PO);
-	if (later && later->co) {
-		tso_proof_store(t, later->co, 0, &p2);
-		r.expected_co = later->co;
-	} else {
-		memset(&p2, 0, sizeof(p2));
-		p2.strand = c->strand;
-	}
-	tso_report_push(&r, &p2, MSR_REL_CO);
-	desc_store(t, c->co, d1, sizeof(d1));
-	desc_store(t, later ? later->co : 0, d2, sizeof(d2));
-	snprintf(r.message, sizeof(r.message),
-		 "%s committed after %s, which comes later in program order: "
-		 "stores must commit in program order", d1, d2);
-	tso_report_emit(t, &r);
-}
 
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
@@ -395,11 +311,52 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
 
+/* A commit may unblock any waiting strand: retry each (they are few). */
+static void drain_blocked(struct msr_tso *t)
+{
+	uint8_t list[MSR_MAX_STRANDS];
+	unsigned i, n = t->nblocked;
+
+	memcpy(list, t->blocked, n);
+	for (i = 0; i < n; i++)
+		if (t->s[list[i]].qlen)
+			drain(t, &t->s[list[i]], false);
+}
+
+static uint64_t later_co(struct tso_strand *s)
+{
+	struct tso_srec *r = srec_get(s, s->ss_last);
+
+	return r ? r->co : 0;
+}
+
+static void commit_record(struct msr_tso *t, const struct msr_commit *c,
+			  const struct tso_srec *sr)
+{
+	struct tso_crec *rec = &t->ring[c->co & (t->ring_cap - 1)];
+	bool op = sr && sr->have_op;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->co = c->co;
+	rec->pa8 = c->pa8;
+	rec->sseq = c->sseq;
+	rec->iseq = op ? sr->info.iseq : c->iseq;
+	rec->pc = op ? sr->info.pc : 0;
+	rec->step_op = op ? sr->info.op
+			  : (c->atomic ? MSR_STEP_CAS : MSR_STEP_ST);
+	rec->event = c->event;
+	rec->ts = c->ts;
+	rec->strand = c->strand;
+	rec->mask = c->mask;
+	rec->rmo = c->rmo;
+	rec->atomic = c->atomic;
+	memcpy(rec->data, c->data, 8);
+}
+
 void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_strand *s;
-	struct tso_srec *sr;
-	struct tso_crec *rec;
+	struct tso_srec *sr = NULL;
 	struct tso_own *own;
 	unsigned i;
 
@@ -409,44 +366,28 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	if (!s)
 		return;
 	t->n = c->co;
-	sr = srec_put(t, s, c->sseq);
-	sr->co = c->co;
-	sr->rmo = c->rmo;
-	sr->atomic = c->atomic;
-	rec = &t->ring[c->co & (t->ring_cap - 1)];
-	memset(rec, 0, sizeof(*rec));
-	rec->co = c->co;
-	rec->pa8 = c->pa8;
-	rec->sseq = c->sseq;
-	rec->iseq = sr->have_op ? sr->info.iseq : c->iseq;
-	rec->pc = sr->have_op ? sr->info.pc : 0;
-	rec->step_op = sr->have_op ? sr->info.op
-				   : (c->atomic ? MSR_STEP_CAS : MSR_STEP_ST);
-	rec->event = c->event;
-	rec->ts = c->ts;
-	rec->strand = c->strand;
-	rec->mask = c->mask;
-	rec->rmo = c->rmo;
-	rec->atomic = c->atomic;
-	memcpy(rec->data, c->data, 8);
+	if (c->sseq) { /* 0: a commit the engine bound to no store */
+		sr = srec_put(t, s, c->sseq);
+		sr->co = c->co;
+		sr->rmo = c->rmo;
+		sr->atomic = c->atomic;
+	}
+	commit_record(t, c, sr);
 	commit_link(t, c);
+	if (!sr)
+		return;
 	own = map_find(&s->own, c->pa8, false);
 	for (i = 0; own && i < 8; i++)
 		if (own->sseq[i] == c->sseq)
 			own->co[i] = c->co;
 	if (!c->rmo) {
 		if (c->sseq < s->ss_last)
-			report_store_order(t, s, c);
+			tso_report_store_order(t, c, later_co(s));
 		else
 			s->ss_last = c->sseq;
 	}
-	if (!t->nblocked)
-		return;
-	if (s->qlen)
-		drain(t, s, false);
-	for (i = 0; i < MSR_MAX_STRANDS && t->nblocked; i++)
-		if (t->s[i].qlen)
-			drain(t, &t->s[i], false);
+	if (t->nblocked)
+		drain_blocked(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -462,7 +403,9 @@ static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
 		uint64_t sseq = s->scanned + 1;
 		struct tso_srec *r = srec_get(s, sseq);
 
-		if (r && r->have_op) {
+		/* RMO stores are acknowledged before they commit, so a
+		 * barrier does not wait for their commit */
+		if (r && r->have_op && !r->rmo) {
 			if (!r->co) {
 				if (!force)
 					return false;
@@ -513,8 +456,8 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
 			return false;
 		return force || rf_seen(t, op);
 	}
-	if (op->kind != MSR_OP_ATOMIC || !op->nblocks)
-		return true;
+	if (op->kind != MSR_OP_ATOMIC || !op->nblocks || !op->blk[0].sseq)
+		return true; /* (an atomic without store entry: a plain load) */
 	if (!scan_stores(t, s, s->barrier_upto, force))
 		return false;
 	r = srec_get(s, op->blk[0].sseq);
@@ -537,168 +480,137 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
 /* co of the next store to byte `pa` after the store with co `co`, 0 when
  * none has committed yet. Beyond the commit ring the newest store to the
  * byte stands in: an upper bound, so no false alarm can come of it. */
-static uint64_t next_store(const struct msr_tso *t, uint64_t co, uint64_t pa)
+static uint64_t next_store(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t co, uint64_t pa)
 {
-	struct tso_block *b = map_find((struct tso_map *)&t->blocks,
-				       pa & ~7ull, false);
 	const struct tso_crec *c;
 	unsigned i = pa & 7;
 
 	if (!co)
 		return b ? b->first[i] : 0;
 	c = tso_crec_get(t, co);
-	if (c)
+	if (c && c->pa8 == (pa & ~7ull))
 		return c->next[i];
-	if (!b || b->latest[i] == co)
+	if (!b || b->latest[i] <= co)
 		return 0;
 	return b->latest[i];
 }
 
-static bool overlaps(uint64_t pa, unsigned size, uint64_t lo, unsigned n)
+/* co of the first commit to byte `pa` after position `d` (d commits seen);
+ * 0 when none yet. Walks the per-byte chain a few steps, then falls back
+ * to the newest commit to the byte (an upper bound: never a false alarm). */
+static uint64_t next_after(const struct msr_tso *t,
+			   const struct tso_block *b, uint64_t d, uint64_t pa)
 {
-	return pa < lo + n && lo < pa + size;
+	unsigned i = pa & 7, k;
+	uint64_t c;
+
+	if (!b || b->latest[i] <= d)
+		return 0;
+	for (c = b->first[i], k = 0; c && c <= d && k < 64; k++) {
+		const struct tso_crec *r = tso_crec_get(t, c);
+
+		if (!r || r->pa8 != (pa & ~7ull))
+			return b->latest[i];
+		c = r->next[i];
+	}
+	return c && c > d ? c : b->latest[i];
 }
 
-static void rf_bad(struct msr_tso *t, struct tso_load *l, enum msr_vkind kind,
-		   const struct msr_proof_op *store, enum msr_rel self_rel,
-		   uint64_t co, const char *why)
+/* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
+ * order: the load sits after that place and before the next commit. */
+static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
+			struct tso_load *l, const struct msr_rf *rf,
+			uint64_t yco, bool own, const struct tso_srec *y,
+			struct tso_byte *out)
 {
-	struct tso_report r;
+	struct msr_proof_op yp;
 
-	if (l->reported)
-		return;
-	l->reported = true;
-	tso_report_init(&r, kind, l->op);
-	r.observed_co = co;
-	tso_report_push(&r, store, self_rel == MSR_REL_FR ? MSR_REL_PO
-							  : MSR_REL_RF);
-	if (self_rel != MSR_REL_NONE)
-		tso_report_push(&r, &l->self, self_rel);
-	snprintf(r.message, sizeof(r.message), "load at pa=0x%llx %s",
-		 (unsigned long long)l->op->pa, why);
-	tso_report_emit(t, &r);
+	if (!rf->placed || rf->co > t->n)
+		return false; /* place unknown: no constraint */
+	out->dma = true;
+	out->lo = out->src = rf->co;
+	out->hi = next_after(t, bk, rf->co, out->pa);
+	if (own && (!yco || rf->co < yco)) {
+		memset(&yp, 0, sizeof(yp));
+		if (y && y->have_op)
+			yp = y->info;
+		tso_report_own_stale(t, l, out, yco, &yp);
+		return false;
+	}
+	return true;
 }
 
 /* Resolve one source byte of a load against the strand's own stores;
  * false (and a violation) when the source alone breaks an axiom. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
+			 const struct tso_own *own, const struct tso_block *bk,
 			 uint64_t pa, struct tso_byte *out)
 {
-	struct tso_own *own = map_find(&s->own, pa & ~7ull, false);
 	unsigned i = pa & 7;
 	uint64_t ysseq = own ? own->sseq[i] : 0, yco = own ? own->co[i] : 0;
+	bool yrmo = own && (own->rmo & (0x80u >> i));
+	bool mine = rf->strand == l->op->strand;
 	uint64_t c = rf->kind == MSR_RF_COMMIT ? rf->co : 0;
 	struct tso_srec *y = srec_get(s, ysseq);
-	struct msr_proof_op yp, sp;
-	char buf[200];
+	struct msr_proof_op yp;
 
 	out->pa = pa;
+	out->dma = false;
 	memset(&yp, 0, sizeof(yp));
-	if (y && y->have_op)
-		yp = y->info;
 	if (rf->kind == MSR_RF_BYPASS) {
-		if (rf->strand != l->op->strand || rf->sseq != ysseq) {
-			struct tso_srec *bs = rf->strand == l->op->strand
-						      ? srec_get(s, rf->sseq)
-						      : NULL;
+		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
 
-			memset(&sp, 0, sizeof(sp));
-			sp.strand = rf->strand;
+		if (mine && !ysseq && rf->sseq <= s->last_st_sseq &&
+		    (!bs || (bs->co && bs->co <= s->f_ll))) {
+			/* its entry retired: committed before the strand's
+			 * position, so the bypass is a read of that commit */
+			out->lo = 0;
+			out->src = bs ? bs->co : 0;
+			out->hi = out->src ? next_store(t, bk, out->src, pa) : 0;
+			return true;
+		}
+		if (!mine || rf->sseq != ysseq) {
+			yp.strand = rf->strand;
 			if (bs && bs->have_op)
-				sp = bs->info;
-			snprintf(buf, sizeof(buf),
-				 "took its value from the store buffer entry "
-				 "sseq=%llu of strand %u, which is not the "
-				 "youngest earlier store of this strand to "
-				 "pa=0x%llx",
-				 (unsigned long long)rf->sseq, rf->strand,
-				 (unsigned long long)pa);
-			rf_bad(t, l, MSR_V_TSO_VALUE, &sp, MSR_REL_NONE, 0,
-			       buf);
+				yp = bs->info;
+			tso_report_bypass(t, l, rf, &yp, pa);
 			return false;
 		}
 		out->lo = 0;
 		out->src = yco;
-		out->hi = yco ? next_store(t, yco, pa) : 0;
+		out->hi = yco ? next_store(t, bk, yco, pa) : 0;
 		return true;
 	}
+	if (rf->kind == MSR_RF_DMA)
+		return dma_resolve(t, bk, l, rf, ysseq && !yrmo ? yco : 0,
+				   ysseq && !yrmo, y, out);
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
-	if (l->op->kind == MSR_OP_ATOMIC && rf->kind == MSR_RF_COMMIT &&
-	    rf->strand == l->op->strand && rf->sseq == l->op->blk[0].sseq) {
+	if (rf->kind == MSR_RF_COMMIT && mine &&
+	    l->op->kind == MSR_OP_ATOMIC && rf->sseq == l->op->blk[0].sseq) {
 		out->lo = out->src = c; /* its own write: an atomicity break */
-		out->hi = next_store(t, c, pa);
+		out->hi = next_store(t, bk, c, pa);
 		return true;
 	}
-	if (rf->kind == MSR_RF_COMMIT && rf->strand == l->op->strand &&
-	    rf->sseq > s->last_st_sseq) {
-		tso_proof_store(t, c, pa, &sp);
-		snprintf(buf, sizeof(buf),
-			 "read the value of its own strand's later store "
-			 "(co=%llu): a load precedes every later store of its "
-			 "strand", (unsigned long long)c);
-		if (!l->reported) {
-			struct tso_report r;
-
-			l->reported = true;
-			tso_report_init(&r, overlaps(l->op->pa, l->op->size,
-						     sp.pa, sp.size)
-						    ? MSR_V_TSO_COHERENCE
-						    : MSR_V_TSO_LOAD_STORE,
-					l->op);
-			r.observed_co = c;
-			tso_report_push(&r, &l->self, MSR_REL_PO);
-			tso_report_push(&r, &sp, MSR_REL_RF);
-			snprintf(r.message, sizeof(r.message),
-				 "load at pa=0x%llx %s",
-				 (unsigned long long)l->op->pa, buf);
-			tso_report_emit(t, &r);
-		}
+	if (rf->kind == MSR_RF_COMMIT && mine && rf->sseq > s->last_st_sseq) {
+		tso_report_own_later(t, l, c, pa);
 		return false;
 	}
-	if (ysseq && rf->kind == MSR_RF_COMMIT && rf->strand == l->op->strand &&
-	    rf->sseq == ysseq) {
-		out->lo = 0;
-		out->src = c;
-		out->hi = next_store(t, c, pa);
+	out->src = c;
+	out->hi = next_store(t, bk, c, pa);
+	if (ysseq && rf->kind == MSR_RF_COMMIT && mine && rf->sseq == ysseq) {
+		out->lo = 0; /* its own youngest store: bypass or not */
 		return true;
 	}
-	if (ysseq && (!yco || c < yco)) {
-		char d[96];
-
-		desc_store(t, c, d, sizeof(d));
-		snprintf(buf, sizeof(buf),
-			 "read %s, older than its own strand's earlier store "
-			 "iseq=%llu to pa=0x%llx: a strand must see its own "
-			 "stores", d, (unsigned long long)yp.iseq,
-			 (unsigned long long)pa);
-		if (yco)
-			tso_proof_store(t, yco, pa, &sp);
-		else
-			sp = yp;
-		sp.iseq = yp.iseq;
-		sp.pc = yp.pc;
-		if (!l->reported) {
-			struct tso_report r;
-
-			l->reported = true;
-			tso_report_init(&r, MSR_V_TSO_COHERENCE, l->op);
-			r.pa = pa;
-			r.observed_co = c;
-			r.expected_co = yco;
-			tso_report_push(&r, &sp, MSR_REL_PO);
-			tso_report_push(&r, &l->self, MSR_REL_FR);
-			snprintf(r.message, sizeof(r.message),
-				 "load at pa=0x%llx %s",
-				 (unsigned long long)l->op->pa, buf);
-			tso_report_emit(t, &r);
-		}
+	if (ysseq && !yrmo && (!yco || c < yco)) {
+		if (y && y->have_op)
+			yp = y->info;
+		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
 	out->lo = c;
-	out->src = c;
-	out->hi = next_store(t, c, pa);
 	return true;
 }
 
@@ -710,91 +622,29 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	l->nb = 0;
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
+		const struct tso_own *own = map_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = map_find(&t->blocks, blk->pa8,
+						      false);
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
 
-			if (rf->kind == MSR_RF_DMA)
-				continue; /* outside co: no constraint */
 			for (i = 0; i < 8; i++) {
 				if (!(rf->mask & blk->mask & (0x80u >> i)))
 					continue;
-				if (l->nb < 64 &&
-				    byte_resolve(t, s, l, rf, blk->pa8 + i,
-						 &l->b[l->nb]))
+				if (l->nb >= 64)
+					continue;
+				memset(&l->b[l->nb], 0, sizeof(l->b[0]));
+				l->b[l->nb].val = blk->load[i];
+				if (byte_resolve(t, s, l, rf, own, bk,
+						 blk->pa8 + i, &l->b[l->nb]))
 					l->nb++;
 			}
 		}
 	}
 }
 
-/* The cycle: [why the strand is at or after w->co] -> load -fr-> the store
- * `hi` that overwrote what it read -co-> the witness store. */
-static void push_cycle(struct msr_tso *t, struct tso_report *r,
-		       const struct tso_wit *w, const struct tso_load *l,
-		       uint64_t hi, uint64_t pa)
-{
-	struct msr_proof_op nx;
 
-	tso_proof_store(t, hi, pa, &nx);
-	if (w->type == TSO_WIT_OWN) {
-		tso_report_push(r, &w->store, MSR_REL_PO);
-		if (w->has_barrier)
-			tso_report_push(r, &w->barrier, MSR_REL_PO);
-		tso_report_push(r, &l->self, MSR_REL_FR);
-		if (hi != w->co)
-			tso_report_push(r, &nx, MSR_REL_CO);
-		return;
-	}
-	if (w->via.iseq != l->self.iseq || w->via.strand != l->self.strand)
-		tso_report_push(r, &w->via, MSR_REL_PO);
-	tso_report_push(r, &l->self, MSR_REL_FR);
-	if (hi != w->co)
-		tso_report_push(r, &nx, MSR_REL_CO);
-	tso_report_push(r, &w->store, MSR_REL_RF);
-}
-
-static void report_stale(struct msr_tso *t, struct tso_load *l,
-			 const struct tso_wit *w, enum msr_vkind kind,
-			 const struct tso_byte *b)
-{
-	struct tso_report r;
-	char dr[96], dn[96], dw[96];
-	const char *why;
-
-	l->reported = true;
-	tso_report_init(&r, kind, l->op);
-	r.pa = b->pa;
-	r.observed_co = b->src;
-	r.expected_co = b->hi;
-	push_cycle(t, &r, w, l, b->hi, b->pa);
-	desc_store(t, b->src, dr, sizeof(dr));
-	desc_store(t, b->hi, dn, sizeof(dn));
-	desc_store(t, w->co, dw, sizeof(dw));
-	switch (kind) {
-	case MSR_V_TSO_MEMBAR:
-		why = w->has_barrier ? "must follow its strand's earlier "
-				       "store across membar #StoreLoad"
-				     : "must follow its strand's earlier "
-				       "atomic";
-		break;
-	case MSR_V_TSO_COHERENCE:
-		why = "comes after an earlier load of the same bytes that "
-		      "already saw";
-		break;
-	case MSR_V_TSO_VALUE:
-		why = "also took bytes from";
-		break;
-	default:
-		why = "comes after an earlier load of its strand that "
-		      "already saw";
-		break;
-	}
-	snprintf(r.message, sizeof(r.message),
-		 "load at pa=0x%llx read %s, overwritten by %s, but it %s %s",
-		 (unsigned long long)b->pa, dr, dn, why, dw);
-	tso_report_emit(t, &r);
-}
 
 /* Witness for a byte whose interval ends at or before the position. */
 static void stale_pick(struct msr_tso *t, struct tso_strand *s,
@@ -803,15 +653,15 @@ static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 {
 	if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF &&
 	    overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
-		report_stale(t, l, &s->w_ll, MSR_V_TSO_COHERENCE, b);
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_COHERENCE, b);
 	else if (s->f_sl >= b->hi && s->w_sl.type == TSO_WIT_OWN)
-		report_stale(t, l, &s->w_sl, MSR_V_TSO_MEMBAR, b);
+		tso_report_stale(t, l, &s->w_sl, MSR_V_TSO_MEMBAR, b);
 	else if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_OWN)
-		report_stale(t, l, &s->w_ll, MSR_V_TSO_MEMBAR, b);
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_MEMBAR, b);
 	else if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF)
-		report_stale(t, l, &s->w_ll, MSR_V_TSO_LOAD_ORDER, b);
+		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_LOAD_ORDER, b);
 	else
-		report_stale(t, l, self, MSR_V_TSO_VALUE, b);
+		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
 }
 
 /* Place a (piece of a) plain load. RMO pieces (block loads) are ordered
@@ -841,7 +691,12 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 		self.via = l->self;
 		self.via_pa = op->pa;
 		self.via_size = op->size;
-		tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
+		self.dma = l->b[lo_i].dma;
+		if (self.dma)
+			tso_proof_dma(l->b[lo_i].pa, l->b[lo_i].val,
+				      &self.store);
+		else
+			tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
 	}
 	p = lo;
 	if (s->f_sl > p)
@@ -854,6 +709,9 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 	if (!rmo && p > s->f_ll) {
 		s->f_ll = p;
 		s->w_ll = p == lo ? self : s->w_sl;
+		s->w_ll.via = l->self; /* the load that holds the position */
+		s->w_ll.via_pa = op->pa;
+		s->w_ll.via_size = op->size;
 	}
 }
 
@@ -861,12 +719,40 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 /* Atomics, stores, barriers                                                 */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Retire own-store entries whose stores all committed at or before the
+ * strand's position: every later load of the strand sits after them, so a
+ * stale read of those bytes is caught by the position alone. A few slots
+ * per store keep the map near the in-flight window.
+ */
+static void own_sweep(struct tso_strand *s)
+{
+	unsigned k, i;
+
+	for (k = 0; k < 4 && s->own.n; k++) {
+		struct tso_own *e;
+		bool done = true;
+
+		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
+		e = map_slot(&s->own, s->own_cursor);
+		if (!e->key)
+			continue;
+		for (i = 0; i < 8 && done; i++)
+			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
+				done = false;
+		if (done)
+			map_del(&s->own, e);
+	}
+}
+
 static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
-	struct tso_own *e = map_find(&s->own, blk->pa8, true);
+	struct tso_own *e;
 	unsigned i;
 
+	own_sweep(s);
+	e = map_find(&s->own, blk->pa8, true);
 	if (!e) {
 		t->nomem = true;
 		return;
@@ -882,14 +768,18 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		}
 }
 
+
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 				   const struct msr_op *op,
 				   const struct msr_op_block *blk)
 {
-	struct tso_srec *r = srec_put(t, s, blk->sseq);
+	struct tso_srec *r;
 	struct tso_crec *c;
 
+	if (!blk->sseq)
+		return NULL; /* no store entry: nothing to order */
+	r = srec_put(t, s, blk->sseq);
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
@@ -905,37 +795,6 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 	return r;
 }
 
-/* A load placed no later than the store's commit: LoadStore. */
-static void report_load_store(struct msr_tso *t, struct tso_strand *s,
-			      const struct msr_op *op, uint64_t co,
-			      const struct msr_op_block *blk)
-{
-	const struct tso_wit *w = &s->w_ll;
-	struct tso_report r;
-	struct msr_proof_op me;
-	char dw[96];
-	bool coh = overlaps(w->via_pa, w->via_size, blk->pa8, 8);
-
-	tso_report_init(&r, coh ? MSR_V_TSO_COHERENCE : MSR_V_TSO_LOAD_STORE,
-			op);
-	r.observed_co = w->co;
-	tso_proof_store(t, co, blk->pa8, &me);
-	me.iseq = op->iseq;
-	me.pc = op->pc;
-	me.op = op->step_op;
-	tso_report_push(&r, &w->via, MSR_REL_PO);
-	tso_report_push(&r, &me, w->co == co ? MSR_REL_RF : MSR_REL_CO);
-	if (w->co != co)
-		tso_report_push(&r, &w->store, MSR_REL_RF);
-	desc_store(t, w->co, dw, sizeof(dw));
-	snprintf(r.message, sizeof(r.message),
-		 "store to pa=0x%llx committed (co=%llu) before %s, which an "
-		 "earlier load of its strand (iseq=%llu) read: a load precedes "
-		 "every later store of its strand",
-		 (unsigned long long)op->pa, (unsigned long long)co, dw,
-		 (unsigned long long)w->via.iseq);
-	tso_report_emit(t, &r);
-}
 
 static void run_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
@@ -947,91 +806,24 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		const struct msr_op_block *blk = &op->blk[b];
 		struct tso_srec *r = store_exec(t, s, op, blk);
 
+		if (!r)
+			continue;
 		/* a commit seen before its store executed may precede a
-		 * position an earlier load already holds */
-		if (r->co && !reported && s->w_ll.type == TSO_WIT_RF &&
-		    s->f_ll >= r->co && !(op->pa & TSO_IO_BIT)) {
-			report_load_store(t, s, op, r->co, blk);
+		 * position an earlier load already holds (through a barrier
+		 * the non-RMO case is a StoreStore break, reported at the
+		 * commit) */
+		if (r->co && !reported && s->f_ll >= r->co &&
+		    (s->w_ll.type == TSO_WIT_RF ||
+		     (s->w_ll.type == TSO_WIT_OWN && op->rmo &&
+		      s->w_ll.via.iseq)) &&
+		    !(op->pa & TSO_IO_BIT)) {
+			tso_report_load_store(t, &s->w_ll, op, r->co, blk);
 			reported = true;
 		}
 		own_store(t, s, blk, r->co, op->rmo);
 	}
 }
 
-static void report_atomic(struct msr_tso *t, struct tso_load *l,
-			  enum msr_vkind kind, uint64_t co_a,
-			  const struct tso_byte *b, const struct tso_wit *w)
-{
-	struct tso_report r;
-	char d1[96], d2[96];
-
-	l->reported = true;
-	tso_report_init(&r, kind, l->op);
-	r.pa = b ? b->pa : l->op->pa;
-	if (w && w->type == TSO_WIT_OWN) { /* RMO store before the atomic */
-		tso_report_push(&r, &w->store, MSR_REL_PO);
-		tso_report_push(&r, &l->self, MSR_REL_CO);
-		desc_store(t, w->co, d1, sizeof(d1));
-		snprintf(r.message, sizeof(r.message),
-			 "atomic at pa=0x%llx committed (co=%llu) before %s, "
-			 "an earlier store of its strand: an atomic waits for "
-			 "the strand's earlier stores",
-			 (unsigned long long)l->op->pa,
-			 (unsigned long long)co_a, d1);
-	} else if (w) { /* earlier load already after the atomic */
-		r.observed_co = w->co;
-		tso_report_push(&r, &w->via, MSR_REL_PO);
-		tso_report_push(&r, &l->self,
-				w->co == co_a ? MSR_REL_RF : MSR_REL_CO);
-		if (w->co != co_a)
-			tso_report_push(&r, &w->store, MSR_REL_RF);
-		desc_store(t, w->co, d1, sizeof(d1));
-		snprintf(r.message, sizeof(r.message),
-			 "atomic at pa=0x%llx committed (co=%llu) before %s, "
-			 "which an earlier load of its strand (iseq=%llu) "
-			 "read: a load precedes every later store of its "
-			 "strand",
-			 (unsigned long long)l->op->pa,
-			 (unsigned long long)co_a, d1,
-			 (unsigned long long)w->via.iseq);
-	} else if (b->lo == co_a) { /* read its own write */
-		r.observed_co = b->src;
-		tso_report_push(&r, &l->self, MSR_REL_RF);
-		snprintf(r.message, sizeof(r.message),
-			 "atomic at pa=0x%llx read its own write (co=%llu) "
-			 "instead of the value before it",
-			 (unsigned long long)b->pa, (unsigned long long)co_a);
-	} else if (b->lo > co_a) { /* read a store after its own write */
-		struct msr_proof_op x;
-
-		r.observed_co = b->src;
-		tso_proof_store(t, b->src, b->pa, &x);
-		tso_report_push(&r, &l->self, MSR_REL_CO);
-		tso_report_push(&r, &x, MSR_REL_RF);
-		desc_store(t, b->src, d1, sizeof(d1));
-		snprintf(r.message, sizeof(r.message),
-			 "atomic at pa=0x%llx read %s, which committed after "
-			 "the atomic's own write (co=%llu)",
-			 (unsigned long long)b->pa, d1,
-			 (unsigned long long)co_a);
-	} else { /* another store between its read and its write */
-		struct msr_proof_op x;
-
-		r.observed_co = b->src;
-		r.expected_co = b->hi;
-		tso_proof_store(t, b->hi, b->pa, &x);
-		tso_report_push(&r, &l->self, MSR_REL_FR);
-		tso_report_push(&r, &x, MSR_REL_CO);
-		desc_store(t, b->src, d1, sizeof(d1));
-		desc_store(t, b->hi, d2, sizeof(d2));
-		snprintf(r.message, sizeof(r.message),
-			 "atomic at pa=0x%llx read %s, but %s committed "
-			 "between its read and its write (co=%llu)",
-			 (unsigned long long)b->pa, d1, d2,
-			 (unsigned long long)co_a);
-	}
-	tso_report_emit(t, &r);
-}
 
 static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
@@ -1051,14 +843,12 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	tso_proof_load(op, &l->self);
 	load_resolve(t, s, l, 0, op->nblocks);
 	if (s->f_ll > q && s->w_ll.type == TSO_WIT_RF)
-		report_atomic(t, l, MSR_V_TSO_LOAD_STORE, co_a, NULL, &s->w_ll);
-	if (!l->reported && s->f_sl > q && s->w_sl.rmo)
-		report_atomic(t, l, MSR_V_TSO_MEMBAR, co_a, NULL, &s->w_sl);
+		tso_report_atomic(t, l, MSR_V_TSO_LOAD_STORE, co_a, NULL, &s->w_ll);
 	for (i = 0; i < l->nb && !l->reported; i++) {
 		const struct tso_byte *y = &l->b[i];
 
 		if (y->lo > q || (y->hi && y->hi <= q))
-			report_atomic(t, l, MSR_V_TSO_ATOMICITY, co_a, y, NULL);
+			tso_report_atomic(t, l, MSR_V_TSO_ATOMICITY, co_a, y, NULL);
 	}
 	if (q > s->f_ll) {
 		s->f_ll = q;
@@ -1071,7 +861,7 @@ store:
 	for (b = 0; b < op->nblocks; b++) {
 		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b]);
 
-		if (!op->store_failed)
+		if (sr && !op->store_failed)
 			own_store(t, s, &op->blk[b], sr->co, false);
 	}
 	s->barrier_upto = s->last_st_sseq;
@@ -1125,9 +915,18 @@ static void op_run(struct msr_tso *t, struct tso_strand *s,
 
 static void queue_pop(struct msr_tso *t, struct tso_strand *s)
 {
+	unsigned i, idx = (unsigned)(s - t->s);
+
 	s->qhead = (s->qhead + 1) & (s->qcap - 1);
-	if (--s->qlen == 0)
-		t->nblocked--;
+	if (--s->qlen)
+		return;
+	for (i = 0; i < t->nblocked; i++)
+		if (t->blocked[i] == idx) {
+			memmove(t->blocked + i, t->blocked + i + 1,
+				t->nblocked - i - 1);
+			break;
+		}
+	t->nblocked--;
 }
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force)
@@ -1175,7 +974,7 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 		s->qhead = 0;
 	}
 	if (s->qlen++ == 0)
-		t->nblocked++;
+		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);
 	s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)] = *op;
 	return 0;
 }

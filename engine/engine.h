@@ -201,8 +201,11 @@ struct msr_rf {
 	uint8_t mask;   /* bytes of the block this source supplied (bit 7 =
 			 * lowest address), disjoint across a block's sources */
 	uint8_t strand; /* COMMIT/BYPASS: the storing strand */
+	uint8_t placed; /* DMA: 1 when `co` holds the write's place in the
+			 * commit order (the number of commits before it);
+			 * 0 = place unknown, the TSO pass then skips it */
 	uint64_t sseq;  /* COMMIT/BYPASS: the store entry */
-	uint64_t co;    /* COMMIT: its commit number */
+	uint64_t co;    /* COMMIT: its commit number; DMA: see `placed` */
 };
 
 /* The part of an operation that falls in one 8-byte block. */

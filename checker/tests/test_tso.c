@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "test_tso_harness.h"
+#include "tso-internal.h" /* to see that memory stays bounded */
 
 #define X 0x1000ull
 #define Y 0x1040ull
@@ -384,8 +385,8 @@ Test(tso, torn_read_is_value)
 	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
 	h_word(op.blk[0].load, 0x2222222211111111ull);
 	op.blk[0].nrf = 2;
-	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 1, b, 2};
-	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 0, a, 1};
+	op.blk[0].rf[0] = h_rf(MSR_RF_COMMIT, 0xf0, 1, b, 2);
+	op.blk[0].rf[1] = h_rf(MSR_RF_COMMIT, 0x0f, 0, a, 1);
 	msr_tso_add_op(h.tso, &op);
 	assert_only(MSR_V_TSO_VALUE, 1);
 }
@@ -406,8 +407,8 @@ Test(tso, untorn_split_sources_allowed)
 	msr_tso_add_commit(h.tso, &c);
 	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, X);
 	op.blk[0].nrf = 2;
-	op.blk[0].rf[0] = (struct msr_rf){MSR_RF_COMMIT, 0xf0, 0, a, 1};
-	op.blk[0].rf[1] = (struct msr_rf){MSR_RF_COMMIT, 0x0f, 1, 1, 2};
+	op.blk[0].rf[0] = h_rf(MSR_RF_COMMIT, 0xf0, 0, a, 1);
+	op.blk[0].rf[1] = h_rf(MSR_RF_COMMIT, 0x0f, 1, 1, 2);
 	msr_tso_add_op(h.tso, &op);
 	assert_clean();
 }
@@ -450,4 +451,324 @@ Test(tso, io_loads_are_not_checked)
 	h_load(&h, 1, Y, 1, 0, sy, 2);
 	h_load(&h, 1, io | X, 0, 0, 0, 0);
 	assert_clean();
+}
+
+Test(tso, load_before_its_commit_waits)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 0, Y, 1);
+
+	h_load(&h, 1, Y, 1, 0, sy, 2); /* op seen before commit co 2 */
+	h_load(&h, 1, X, 0, 0, 0, 0);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_commit(&h, 0, sy, Y, 1, false);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+}
+
+Test(tso, load_before_its_commit_allowed)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 0, Y, 1);
+
+	h_load(&h, 1, Y, 1, 0, sy, 2);
+	h_load(&h, 1, X, 1, 0, sx, 1);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_commit(&h, 0, sy, Y, 1, false);
+	assert_clean();
+}
+
+static uint64_t rmo_store(unsigned strand, uint64_t pa)
+{
+	struct msr_op op;
+
+	h_op_init(&h, &op, strand, MSR_OP_STORE, MSR_STEP_STBI, pa);
+	op.rmo = true;
+	op.blk[0].sseq = ++h.sseq[strand];
+	h_word(op.blk[0].store, 7);
+	msr_tso_add_op(h.tso, &op);
+	return op.blk[0].sseq;
+}
+
+static void rmo_commit(unsigned strand, uint64_t sseq, uint64_t pa)
+{
+	struct msr_commit c;
+
+	memset(&c, 0, sizeof(c));
+	c.co = ++h.co;
+	c.strand = (uint8_t)strand;
+	c.sseq = sseq;
+	c.pa8 = pa;
+	c.mask = 0xff;
+	h_word(c.data, 7);
+	c.rmo = true;
+	c.event = ++h.event;
+	msr_tso_add_commit(h.tso, &c);
+}
+
+Test(tso, membar_does_not_wait_for_rmo_stores)
+{
+	uint64_t sx = rmo_store(0, X), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x2);
+	h_commit(&h, 1, sy, Y, 1, false); /* co 1 */
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	rmo_commit(0, sx, X);             /* co 2 */
+	assert_clean();
+}
+
+Test(tso, membar_sync_is_a_storeload_barrier)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 1, Y, 1);
+
+	h_membar(&h, 0, 0x40);
+	h_commit(&h, 1, sy, Y, 1, false);
+	h_commit(&h, 0, sx, X, 1, false);
+	h_load(&h, 0, Y, 0, 0, 0, 0);
+	assert_only(MSR_V_TSO_MEMBAR, 1);
+}
+
+Test(tso, rmo_store_after_barrier_load_is_load_store)
+{
+	/* st x; membar; ld y; stbi z - and stbi z commits before st x */
+	uint64_t sx = h_store(&h, 0, X, 1);
+	uint64_t sz = h_next_sseq(&h, 0);
+	struct msr_op op;
+
+	h_membar(&h, 0, 0x2);
+	rmo_commit(0, sz, Z);              /* co 1 */
+	h_commit(&h, 0, sx, X, 1, false);  /* co 2 */
+	h_load(&h, 0, Y, 0, 0, 0, 0);      /* placed at co 2 */
+	h_op_init(&h, &op, 0, MSR_OP_STORE, MSR_STEP_STBI, Z);
+	op.rmo = true;
+	op.blk[0].sseq = sz;
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_LOAD_STORE, 1);
+	cr_assert_eq(h.v[0].nproof, 4);
+	cr_assert_eq(h.v[0].proof[1].op, MSR_STEP_MEMBAR);
+	cr_assert_eq(h.v[0].proof[3].rel, MSR_REL_CO);
+}
+
+Test(tso, block_init_zeroing_other_block_no_false_alarm)
+{
+	uint64_t sy = h_store(&h, 1, Y, 1), sx = rmo_store(0, X);
+	struct msr_op op;
+
+	h_commit(&h, 1, sy, Y, 1, false); /* co 1 */
+	rmo_commit(0, sx, X);             /* co 2, zeroes y's line too */
+	h_op_init(&h, &op, 2, MSR_OP_LOAD, MSR_STEP_LD, Y);
+	h_set_rf(&op.blk[0], MSR_RF_COMMIT, 0, sx, 2);
+	msr_tso_add_op(h.tso, &op);
+	h_load(&h, 2, Y, 0, 0, 0, 0);
+	h_fini(&h);
+	cr_assert_eq(h.per_kind[MSR_V_TSO_LOAD_ORDER], 0);
+}
+
+/* Block load: 8 blocks, 4 pieces of 16 bytes; piece 0 covers x (new) and
+ * piece 1 covers x+16 (old): pieces are not ordered among themselves. */
+static void block_load(uint64_t co_first, uint64_t co_second)
+{
+	uint64_t a = h_store(&h, 0, X + 16, 1), b = h_store(&h, 0, X, 1);
+	struct msr_op op;
+	unsigned i;
+
+	h_commit(&h, 0, a, X + 16, 1, false); /* co 1 */
+	h_commit(&h, 0, b, X, 1, false);      /* co 2 */
+	h_op_init(&h, &op, 1, MSR_OP_LOAD, MSR_STEP_LDBLK, X);
+	op.size = 64;
+	op.nblocks = 8;
+	for (i = 0; i < 8; i++) {
+		op.blk[i].pa8 = X + 8 * i;
+		op.blk[i].mask = 0xff;
+		h_set_rf(&op.blk[i], MSR_RF_INIT, 0, 0, 0);
+	}
+	if (co_first)
+		h_set_rf(&op.blk[0], MSR_RF_COMMIT, 0, b, co_first);
+	if (co_second)
+		h_set_rf(&op.blk[2], MSR_RF_COMMIT, 0, a, co_second);
+	msr_tso_add_op(h.tso, &op);
+}
+
+Test(tso, block_load_pieces_unordered)
+{
+	block_load(2, 0);
+	assert_clean();
+}
+
+Test(tso, block_load_then_plain_load_ordered_by_barrier_only)
+{
+	block_load(2, 1);
+	h_load(&h, 1, X + 16, 0, 0, 0, 0); /* after the block load: free */
+	assert_clean();
+}
+
+Test(tso, failed_cas_is_pinned_but_writes_nothing)
+{
+	uint64_t s = h_store(&h, 1, X, 5), a = h_next_sseq(&h, 0);
+	struct msr_commit c;
+	struct msr_op op;
+
+	h_commit(&h, 1, s, X, 5, false); /* co 1 */
+	memset(&c, 0, sizeof(c));
+	c.co = ++h.co;                  /* co 2: failed cas, mask 0 */
+	c.strand = 0;
+	c.sseq = a;
+	c.pa8 = X;
+	c.atomic = true;
+	msr_tso_add_commit(h.tso, &c);
+	h_op_init(&h, &op, 0, MSR_OP_ATOMIC, MSR_STEP_CAS, X);
+	op.store_failed = true;
+	op.blk[0].sseq = a;
+	h_word(op.blk[0].load, 5);
+	h_set_rf(&op.blk[0], MSR_RF_COMMIT, 1, s, 1);
+	msr_tso_add_op(h.tso, &op);
+	h_load(&h, 0, X, 5, 1, s, 1); /* no own write to see */
+	assert_clean();
+}
+
+Test(tso, failed_cas_reading_stale_is_atomicity)
+{
+	uint64_t s = h_store(&h, 1, X, 5), a = h_next_sseq(&h, 0);
+	struct msr_commit c;
+	struct msr_op op;
+
+	h_commit(&h, 1, s, X, 5, false); /* co 1 */
+	memset(&c, 0, sizeof(c));
+	c.co = ++h.co;
+	c.strand = 0;
+	c.sseq = a;
+	c.pa8 = X;
+	c.atomic = true;
+	msr_tso_add_commit(h.tso, &c);
+	h_op_init(&h, &op, 0, MSR_OP_ATOMIC, MSR_STEP_CAS, X);
+	op.store_failed = true;
+	op.blk[0].sseq = a;
+	h_set_rf(&op.blk[0], MSR_RF_INIT, 0, 0, 0);
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_ATOMICITY, 1);
+}
+
+Test(tso, waiting_queue_is_bounded)
+{
+	unsigned i;
+
+	h_store(&h, 0, X, 1); /* never commits */
+	h_membar(&h, 0, 0x2);
+	for (i = 0; i < 2000; i++)
+		h_load(&h, 0, Y, 0, 0, 0, 0);
+	assert_clean();
+}
+
+Test(tso, stale_read_beyond_commit_ring)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sz = 0, i;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	for (i = 0; i < 20000; i++) {
+		sz = h_store(&h, 1, Z, i);
+		h_commit(&h, 1, sz, Z, i, false);
+	}
+	sx = h_store(&h, 0, X, 2);
+	h_commit(&h, 0, sx, X, 2, false); /* co 20002 */
+	h_load(&h, 2, Z, 0, 1, sz, 20001);
+	h_load(&h, 2, X, 1, 0, 1, 1);       /* co 1 left the ring: fine */
+	h_load(&h, 2, X, 2, 0, sx, 20002);
+	h_load(&h, 2, X, 1, 0, 1, 1);       /* older again: coherence */
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+}
+
+/* MP where x's old value came from a DMA_ST / MEM_SLAM write placed after
+ * `dma_at` commits. */
+static void mp_dma(uint64_t dma_at, bool placed)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy = h_store(&h, 0, Y, 1);
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_commit(&h, 0, sy, Y, 1, false); /* co 2 */
+	h_load(&h, 1, Y, 1, 0, sy, 2);
+	h_op_init(&h, &op, 1, MSR_OP_LOAD, MSR_STEP_LD, X);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, dma_at);
+	op.blk[0].rf[0].placed = placed;
+	msr_tso_add_op(h.tso, &op);
+}
+
+Test(tso, dma_before_store_is_stale)
+{
+	mp_dma(0, true);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+	cr_assert_eq(h.v[0].nproof, 4);
+}
+
+Test(tso, dma_after_store_is_fresh)
+{
+	mp_dma(1, true);
+	assert_clean();
+}
+
+Test(tso, dma_unplaced_is_unconstrained)
+{
+	mp_dma(0, false);
+	assert_clean();
+}
+
+Test(tso, dma_read_as_witness)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), sy;
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	h_op_init(&h, &op, 1, MSR_OP_LOAD, MSR_STEP_LD, Y);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, 1); /* y after co 1 */
+	op.blk[0].rf[0].placed = 1;
+	msr_tso_add_op(h.tso, &op);
+	h_load(&h, 1, X, 0, 0, 0, 0); /* x before co 1: stale */
+	sy = h_store(&h, 0, Y, 1);
+	h_commit(&h, 0, sy, Y, 1, false);
+	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
+	/* ld y -po-> ld x -fr-> st x -co-> DMA write -rf-> ld y */
+	cr_assert_eq(h.v[0].nproof, 4);
+	cr_assert_eq(h.v[0].proof[2].rel, MSR_REL_CO);
+	cr_assert_eq(h.v[0].proof[3].op, MSR_STEP_NOP);
+}
+
+Test(tso, dma_older_than_own_store_is_coherence)
+{
+	uint64_t sx = h_store(&h, 0, X, 1);
+	struct msr_op op;
+
+	h_commit(&h, 0, sx, X, 1, false);
+	h_op_init(&h, &op, 0, MSR_OP_LOAD, MSR_STEP_LD, X);
+	op.blk[0].nrf = 1;
+	op.blk[0].rf[0] = h_rf(MSR_RF_DMA, 0xff, 0, 0, 0);
+	op.blk[0].rf[0].placed = 1;
+	msr_tso_add_op(h.tso, &op);
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+}
+
+Test(tso, own_store_entries_retire_and_stale_reads_still_caught)
+{
+	uint64_t sx = h_store(&h, 0, X, 1), co = 0, s = 0, i;
+
+	h_commit(&h, 0, sx, X, 1, false); /* co 1 */
+	for (i = 0; i < 200; i++) {
+		uint64_t pa = 0x20000 + 8 * i;
+
+		uint64_t z;
+
+		s = h_store(&h, 0, pa, i);
+		h_commit(&h, 0, s, pa, i, false);
+		z = h_store(&h, 1, Z, i);
+		co = h_commit(&h, 1, z, Z, i, false);
+		h_load(&h, 0, Z, i, 1, z, co); /* moves the strand to co */
+	}
+	/* the entries retired as the strand's position passed them */
+	cr_assert_lt(h.tso->s[0].own.n, 16, "own map holds %zu entries",
+		     h.tso->s[0].own.n);
+	h_load_bypass(&h, 0, 0x20000 + 8 * 199, 199, s); /* retired: fine */
+	cr_assert_eq(h.nv, 0, "%s", h.nv ? h.v[0].message : "");
+	h_load(&h, 0, X, 0, 0, 0, 0); /* older than its own store x=1 */
+	h_fini(&h);
+	cr_assert_eq(h.nv, 1);
+	cr_assert(h.per_kind[MSR_V_TSO_LOAD_ORDER] == 1 ||
+		  h.per_kind[MSR_V_TSO_COHERENCE] == 1);
 }

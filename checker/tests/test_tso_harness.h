@@ -134,6 +134,20 @@ static inline void h_set_rf(struct msr_op_block *b, uint8_t kind,
 	b->rf[0].co = co;
 }
 
+static inline struct msr_rf h_rf(uint8_t kind, uint8_t mask, unsigned strand,
+				 uint64_t sseq, uint64_t co)
+{
+	struct msr_rf rf;
+
+	memset(&rf, 0, sizeof(rf));
+	rf.kind = kind;
+	rf.mask = mask;
+	rf.strand = (uint8_t)strand;
+	rf.sseq = sseq;
+	rf.co = co;
+	return rf;
+}
+
 /* Load reading the committed store `co` (0 = initial value). */
 static inline void h_load(struct h_run *h, unsigned strand, uint64_t pa,
 			  uint64_t val, unsigned src_strand,
