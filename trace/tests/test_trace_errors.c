@@ -580,3 +580,53 @@ Test(text, line_and_offset)
 	unlink(path);
 	free(path);
 }
+
+/* ---- writer ---- */
+
+Test(writer, open_fails)
+{
+	struct msr_trace_writer *w;
+	struct msr_error err = MSR_ERROR_INIT;
+	char msg[512];
+
+	cr_assert_eq(msr_trace_writer_open("/nonexistent/dir/out.bin", MSR_FMT_BINARY, 0, &w, &err),
+		     MSR_E_IO);
+	cr_assert_str_eq(msr_error_format(&err, msg, sizeof(msg)),
+			 "/nonexistent/dir/out.bin: cannot open for writing: No such file or directory");
+	cr_assert_eq(msr_trace_writer_open("x", MSR_FMT_AUTO, 0, &w, &err), MSR_E_USAGE);
+}
+
+Test(writer, hex_cannot_hold_large_register_numbers)
+{
+	char *path = tt_tmpfile(".hex");
+	struct msr_trace_writer *w;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event e = {0};
+	char msg[512], got[512];
+
+	e.code = MSR_REGDELTA;
+	e.flags = MSR_EVF_RD_HEADER;
+	e.rd_type = 'F';
+	e.rd_reg = 100;
+	cr_assert_eq(msr_trace_writer_open(path, MSR_FMT_HEX, 0, &w, &err), MSR_OK);
+	cr_assert_eq(msr_trace_writer_put(w, &e, &err), MSR_E_FORMAT);
+	snprintf(msg, sizeof(msg), "%s: register-delta record tid=0 extra=0 reg=100 cannot be "
+		 "written in the hex-text variant: it holds tid <= 9999, extra and reg <= 99", path);
+	cr_assert_str_eq(msr_error_format(&err, got, sizeof(got)), msg);
+	e.rd_type = 'X';
+	e.rd_reg = 0xE7; /* the end push is written as 999 */
+	cr_assert_eq(msr_trace_writer_put(w, &e, &err), MSR_OK);
+	e.code = 0x46;
+	cr_assert_eq(msr_trace_writer_put(w, &e, &err), MSR_E_USAGE);
+	cr_assert_eq(msr_trace_writer_close(w, &err), MSR_OK);
+	unlink(path);
+	free(path);
+}
+
+Test(writer, close_null_is_ok)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+
+	cr_assert_eq(msr_trace_writer_close(NULL, &err), MSR_OK);
+	msr_trace_reader_close(NULL);
+}
