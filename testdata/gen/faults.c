@@ -275,6 +275,8 @@ static int y_op(struct gen_faults *f, const struct expect_op *o,
 	Y(y_ku(f, "iseq", o->iseq, err));
 	Y(y_kx(f, "pa", o->pa, err));
 	Y(y_ku(f, "event", o->event, err));
+	if (o->fault_event)
+		Y(y_ku(f, "fault_event", o->fault_event, err));
 	return y_event(f, 1, err);
 }
 
