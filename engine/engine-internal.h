@@ -85,7 +85,6 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
-	bool dead;      /* invalidated after its data returned */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
@@ -116,6 +115,7 @@ struct mab_ent {
 	uint8_t strand;
 	uint8_t mask;     /* commit bmask */
 	uint8_t rmo, atomic, known; /* known: bytes of data[] known */
+	uint8_t pend_held; /* counted in its block's pend[] (answers due) */
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
@@ -240,6 +240,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 /* mab.c */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
+/* A commit got its last answer: back-door writes may land over it now. */
+void msr_mab_answered(struct msr_engine *e, struct mab_ent *m);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev);

@@ -192,7 +192,6 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	s->fill_n++;
 	f->line = line;
 	f->lseq = seq;
-	f->dead = false;
 	for (unsigned k = 0; k < e->line / 8; k++)
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
@@ -314,7 +313,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
+		for (unsigned k = 0; k < e->line / 8; k++) {
 			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
 							true);
 

@@ -50,6 +50,20 @@ static void mab_leftover(struct msr_engine *e, const struct mab_ent *m,
 	}
 }
 
+void msr_mab_answered(struct msr_engine *e, struct mab_ent *m)
+{
+	struct blk *b;
+
+	if (!m->pend_held)
+		return;
+	m->pend_held = 0;
+	b = msr_mem_blk(e, m->pa, false);
+	if (b)
+		for (unsigned i = 0; i < 8; i++)
+			if ((m->mask & (0x80u >> i)) && b->pend[i])
+				b->pend[i]--;
+}
+
 void msr_mab_retire(struct msr_engine *e)
 {
 	while (e->mab.head < e->mab.tail) {
@@ -57,15 +71,11 @@ void msr_mab_retire(struct msr_engine *e)
 
 		if (m->await)
 			break;
+		msr_mab_answered(e, m);
 		if (m->type == MAB_COMMIT && m->sseq) {
 			struct strand *s = &e->strands[m->strand];
 			struct st_ent *se = msr_ring_at(&s->st, m->sseq);
-			struct blk *b = msr_mem_blk(e, m->pa, false);
 
-			if (b)
-				for (unsigned i = 0; i < 8; i++)
-					if ((m->mask & (0x80u >> i)) && b->pend[i])
-						b->pend[i]--;
 			if (se) {
 				se->flags |= STF_CRETIRED;
 				msr_eng_st_retire(e, s);
@@ -89,6 +99,7 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 				 (unsigned long long)e->mab_window);
 			mab_leftover(e, m, why);
 			m->await = 0;
+			msr_mab_answered(e, m);
 		}
 		msr_mab_retire(e);
 	}

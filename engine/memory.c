@@ -188,21 +188,6 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 			msr_map_del(&e->l1_map, key);
 		}
 	}
-	/*
-	 * A miss whose data already returned but whose LD_FILL is still to
-	 * come was filled before this invalidation reached the core (one
-	 * in-order queue per core): its fill must not resurrect the line (it still pairs).
-	 */
-	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
-		struct strand *s = &e->strands[t];
-
-		for (unsigned i = 0; i < s->fill_n; i++) {
-			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
-
-			if (f->line >= start && f->line < end)
-				f->dead = true;
-		}
-	}
 }
 
 struct chist *msr_hist_get(struct msr_engine *e, uint64_t co)

@@ -141,14 +141,8 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 	uint64_t pa8 = ev->pa & ~7ULL;
 	uint8_t wmask = ev->bmask & se->bmask;
 	static const uint8_t zero[8];
-	struct blk *b;
 
 	msr_mem_write(e, pa8, se->data, wmask, src, false);
-	b = msr_mem_blk(e, pa8, true);
-	if (b)
-		for (unsigned i = 0; i < 8; i++)
-			if (wmask & (0x80u >> i))
-				b->pend[i]++;
 	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
 		/*
 		 * An L2 miss of a block-init store zeroes the rest of the line.
@@ -226,6 +220,27 @@ static void st_emit_commit(struct msr_engine *e, const struct msr_event *ev,
 	e->sink.commit(e->sink.ctx, &c);
 }
 
+/* Enter the commit in the bounded history and its block's chain. */
+static void st_record(struct msr_engine *e, const struct mab_ent *m,
+		      const struct st_ent *se, uint8_t zeroed, struct blk *b)
+{
+	struct chist *h = &e->hist[m->co & (MSR_COMMIT_HISTORY - 1)];
+
+	memset(h, 0, sizeof(*h));
+	h->co = m->co;
+	h->sseq = m->sseq;
+	h->iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
+	h->prev_co = b ? b->last_co : 0;
+	h->pa8 = m->pa;
+	h->event = m->event;
+	h->ts = m->ts;
+	h->strand = m->strand;
+	h->mask = m->mask | zeroed;
+	memcpy(h->data, m->data, 8);
+	if (b)
+		b->last_co = m->co;
+}
+
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 {
 	unsigned t = ev->tnum;
@@ -234,7 +249,6 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	struct st_ent *se = st_find_uncommitted(s, pa8, &sseq);
 	struct msr_src src;
 	struct mab_ent *m;
-	struct chist *h;
 	struct blk *b;
 	uint64_t *pc;
 	uint8_t zeroed = 0;
@@ -270,25 +284,19 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->ts = ev->ts;
 	m->pa = pa8;
 	m->sseq = sseq;
+	b = msr_mem_blk(e, pa8, true);
+	if (b && m->await) {
+		/* until every core answered, MEM_SLAM stays under these bytes */
+		for (unsigned i = 0; i < 8; i++)
+			if (m->mask & (0x80u >> i))
+				b->pend[i]++;
+		m->pend_held = 1;
+	}
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
 	msr_mem_read(e, pa8, m->data, &m->known, m->src);
-	b = msr_mem_blk(e, pa8, true);
-	h = &e->hist[co & (MSR_COMMIT_HISTORY - 1)];
-	memset(h, 0, sizeof(*h));
-	h->co = co;
-	h->sseq = sseq;
-	h->iseq = (se->flags & STF_EXEC) ? se->iseq : 0;
-	h->prev_co = b ? b->last_co : 0;
-	h->pa8 = pa8;
-	h->event = ev->index;
-	h->ts = ev->ts;
-	h->strand = (uint8_t)t;
-	h->mask = m->mask | zeroed;
-	memcpy(h->data, m->data, 8);
-	if (b)
-		b->last_co = co;
+	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
 		pc = msr_ring_push(&s->pcommit);
@@ -361,14 +369,11 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 	return NULL;
 }
 
-/* The own core's L1 copy of the block, and any fill of it still to come
- * (its data returned before this update), take the committed bytes. */
+/* The own core's L1 copy of the block takes the committed bytes. */
 static void st_update_l1(struct msr_engine *e, unsigned core,
 			 const struct mab_ent *m, const struct msr_event *ev)
 {
 	struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
-	uint64_t line = m->pa & ~(uint64_t)(e->line - 1);
-	unsigned k = (unsigned)(m->pa - line) / 8;
 
 	if (p) {
 		memcpy(p->data, m->data, 8);
@@ -376,19 +381,6 @@ static void st_update_l1(struct msr_engine *e, unsigned core,
 		p->known = m->known;
 		p->fill_event = ev->index;
 		p->fill_ts = ev->ts;
-	}
-	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
-		struct strand *s = &e->strands[t];
-
-		for (unsigned i = 0; i < s->fill_n; i++) {
-			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
-
-			if (f->line != line || f->dead)
-				continue;
-			memcpy(f->data + 8 * k, m->data, 8);
-			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
-			f->known[k] = m->known;
-		}
 	}
 }
 
@@ -416,8 +408,10 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	m->await &= ~(1u << core);
 	if (update)
 		st_update_l1(e, core, m, ev);
-	if (!m->await)
+	if (!m->await) {
+		msr_mab_answered(e, m);
 		msr_mab_retire(e);
+	}
 }
 
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
