@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Error paths stay out of line so the decode switch keeps a small frame. */
+#define COLD __attribute__((cold, noinline))
+#define HOT_INLINE __attribute__((always_inline)) inline
+
 static inline uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -37,7 +41,7 @@ static inline uint64_t le64(const uint8_t *p)
 	return v;
 }
 
-static int bad_field(struct msr_trace_reader *r, uint64_t off, unsigned code,
+COLD static int bad_field(struct msr_trace_reader *r, uint64_t off, unsigned code,
 		     const char *field, unsigned value, const char *expect,
 		     struct msr_error *err)
 {
@@ -50,7 +54,7 @@ static int bad_field(struct msr_trace_reader *r, uint64_t off, unsigned code,
 			     field, value, code, def ? def->name : "?", expect);
 }
 
-static int check_tnum(struct msr_trace_reader *r, uint64_t off, unsigned code,
+COLD static int check_tnum(struct msr_trace_reader *r, uint64_t off, unsigned code,
 		      unsigned tnum, struct msr_error *err)
 {
 	char where[1200];
@@ -66,7 +70,7 @@ static int check_tnum(struct msr_trace_reader *r, uint64_t off, unsigned code,
 			     tnum, code, def ? def->name : "?", r->opts.strands);
 }
 
-static int check_cid(struct msr_trace_reader *r, uint64_t off, unsigned code,
+COLD static int check_cid(struct msr_trace_reader *r, uint64_t off, unsigned code,
 		     unsigned cid, struct msr_error *err)
 {
 	char exp[48];
@@ -77,7 +81,7 @@ static int check_cid(struct msr_trace_reader *r, uint64_t off, unsigned code,
 	return bad_field(r, off, code, "cid", cid, exp, err);
 }
 
-static int unknown_code(struct msr_trace_reader *r, uint64_t off, unsigned code,
+COLD static int unknown_code(struct msr_trace_reader *r, uint64_t off, unsigned code,
 			struct msr_error *err)
 {
 	char where[1200];
@@ -200,7 +204,7 @@ static inline void clear(struct msr_event *ev)
 
 
 /* Store side: ST_ISSUE .. ST_ACK. Returns the length, 0 (need) or < 0. */
-static int decode_store(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 			uint64_t off, struct msr_event *ev, size_t *need,
 			struct msr_error *err)
 {
@@ -262,7 +266,7 @@ static int decode_store(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 }
 
 /* Load side: LD_ISSUE, LD_DATA, LD_FILL, and the strand-only messages. */
-static int decode_load(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+static HOT_INLINE int decode_load(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 		       uint64_t off, struct msr_event *ev, size_t *need,
 		       struct msr_error *err)
 {
@@ -311,7 +315,7 @@ static int decode_load(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 }
 
 /* Messages without a strand: EVICT, EVICT_INV, MEM_SLAM, MEM_CHECK, DMA_ST. */
-static int decode_system(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+static HOT_INLINE int decode_system(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 			 uint64_t off, struct msr_event *ev, size_t *need,
 			 struct msr_error *err)
 {
@@ -372,7 +376,7 @@ static int decode_system(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	}
 }
 
-static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+static HOT_INLINE int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 			 uint64_t off, struct msr_event *ev, size_t *need,
 			 struct msr_error *err)
 {
@@ -391,9 +395,9 @@ static int decode_memory(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	}
 }
 
-int msr_decode_bin_msg(struct msr_trace_reader *r, const uint8_t *p, size_t n,
-		       uint64_t off, struct msr_event *ev, size_t *need,
-		       struct msr_error *err)
+static HOT_INLINE int decode_msg(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+				 uint64_t off, struct msr_event *ev, size_t *need,
+				 struct msr_error *err)
 {
 	bool extra;
 
@@ -416,7 +420,14 @@ int msr_decode_bin_msg(struct msr_trace_reader *r, const uint8_t *p, size_t n,
 	return decode_memory(r, p, n, off, ev, need, err);
 }
 
-static int truncated(struct msr_trace_reader *r, const uint8_t *p, size_t got,
+int msr_decode_bin_msg(struct msr_trace_reader *r, const uint8_t *p, size_t n,
+		       uint64_t off, struct msr_event *ev, size_t *need,
+		       struct msr_error *err)
+{
+	return decode_msg(r, p, n, off, ev, need, err);
+}
+
+COLD static int truncated(struct msr_trace_reader *r, const uint8_t *p, size_t got,
 		     size_t need, struct msr_error *err)
 {
 	char where[1200];
@@ -491,8 +502,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		if (rc)
 			return rc;
 	}
-	rc = msr_decode_bin_msg(r, r->buf + r->pos, r->len - r->pos, r->off, ev,
-				&need, err);
+	rc = decode_msg(r, r->buf + r->pos, r->len - r->pos, r->off, ev, &need, err);
 	if (rc > 0) {
 		ev->offset = r->off;
 		ev->index = r->index++;
