@@ -223,7 +223,7 @@ struct gen_model_stats {
 	uint64_t stale_hits; /* L1 hits while an invalidation was in flight */
 	uint64_t commits, invs, updates, evicts, dmas, slams, checks;
 	uint64_t pops, others;
-	uint64_t by_code[256];
+	uint64_t by_code[MSR_CODE_LIMIT];
 };
 
 int gen_model_create(const struct gen_config *cfg, struct gen_program *prog,

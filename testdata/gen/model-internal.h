@@ -47,23 +47,22 @@ enum strand_state {
 };
 
 struct strand {
-	unsigned id, core;
-	enum strand_state state;
+	/* hot: read every cycle by the loop (keep within one cache line) */
 	uint64_t wake;
+	enum strand_state state;
+	unsigned stb_head, stb_count;
+	unsigned inflight;      /* entries sent, not done */
+	unsigned sc_head, sc_count;
+	bool reserved, hold_stb, program_done, from_script;
+	/* cold */
+	unsigned id, core;
+	uint16_t next_group;
 	uint64_t iseq;          /* instructions executed (SSTEPs) */
 	uint64_t pc;
 	struct gen_insn cur;
-	bool from_script;
-	bool reserved, hold_stb, program_done;
 	uint8_t value[64];      /* load bytes the RTL got */
-	/* store buffer ring */
-	struct stb_entry stb[STB_RING];
-	unsigned stb_head, stb_count;
-	uint16_t next_group;
-	unsigned inflight;      /* entries sent, not done */
-	/* script ring */
-	struct gen_insn script[SCRIPT_RING];
-	unsigned sc_head, sc_count;
+	struct stb_entry *stb;      /* STB_RING entries (separate, so the */
+	struct gen_insn *script;    /* per-cycle scan stays in cache) */
 };
 
 enum req_kind { RQ_LOAD, RQ_QUAD, RQ_BLOCK, RQ_IO, RQ_STORE, RQ_ATOMIC,
@@ -113,6 +112,8 @@ struct gen_model {
 	uint64_t cycle;
 	unsigned nstrands;
 	struct strand *s;
+	struct stb_entry *stb_pool;
+	struct gen_insn *script_pool;
 	struct bank banks[8];
 	struct respq *rq;        /* per core */
 	/* memory: pool + fault region, then I/O */

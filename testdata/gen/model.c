@@ -64,7 +64,7 @@ static int sink_event(struct gen_model *m, struct msr_event *ev)
 {
 	ev->index = m->st.events;
 	m->st.events++;
-	m->st.by_code[ev->code & 0xff]++;
+	m->st.by_code[ev->code < MSR_CODE_LIMIT ? ev->code : 0]++;
 	return m->sink.event(m->sink.ctx, ev, m->err);
 }
 
@@ -95,6 +95,40 @@ static int emit_other(struct gen_model *m, unsigned code, unsigned tnum)
 		ev.bytes[5] = 0xff; /* demap */
 	m->st.others++;
 	return sink_event(m, &ev);
+}
+
+/*
+ * The register-write delta of one instruction (pli-other.md): a header
+ * record, up to two continuation records, then the end byte. The delta is
+ * always closed before anything else follows, so no message code is ever
+ * read as a continuation record.
+ */
+static int emit_regdelta(struct gen_model *m, unsigned tnum)
+{
+	static const uint8_t types[] = {'G', 'W', 'X', 'F', 'C'};
+	unsigned n = 1 + (unsigned)gen_rng_below(&m->vrng, 3);
+	struct msr_event ev;
+	int rc = MSR_OK;
+
+	for (unsigned i = 0; i < n && rc == MSR_OK; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.code = MSR_REGDELTA;
+		ev.flags = i == 0 ? MSR_EVF_RD_HEADER : 0;
+		ev.rd_tid = (uint16_t)tnum;
+		ev.rd_type = types[gen_rng_below(&m->vrng, sizeof(types))];
+		if (ev.rd_type == 'G' || ev.rd_type == 'W' || ev.rd_type == 'X')
+			ev.rd_extra = (uint8_t)gen_rng_below(&m->vrng, 8);
+		ev.rd_reg = (uint8_t)gen_rng_below(&m->vrng, 32);
+		ev.data = gen_rng_next(&m->vrng);
+		m->st.others++;
+		rc = sink_event(m, &ev);
+	}
+	if (rc == MSR_OK) {
+		memset(&ev, 0, sizeof(ev));
+		ev.code = MSR_REGDELTA_END;
+		rc = sink_event(m, &ev);
+	}
+	return rc;
 }
 
 int model_emit(struct gen_model *m, struct msr_event *ev)
@@ -183,6 +217,11 @@ int model_sstep(struct gen_model *m, struct strand *s)
 		rc = emit_other(m, gen_rng_chance(&m->vrng, 0.5) ? MSR_ITLBWRITE
 								  : MSR_DTLBWRITE,
 				s->id);
+		if (rc < 0)
+			return rc;
+	}
+	if (m->cfg.other_rate > 0 && gen_rng_chance(&m->vrng, m->cfg.other_rate)) {
+		rc = emit_regdelta(m, s->id);
 		if (rc < 0)
 			return rc;
 	}
@@ -433,7 +472,11 @@ static int bank_store(struct gen_model *m, struct strand *s, unsigned idx)
 	if (rc < 0)
 		return rc;
 	own_token(m, s, idx, inv, &t);
-	if (t.kind == TK_ACK || t.update) {
+	/* An early-acked entry still sends a token through its own core's
+	 * queue (ST_UPDATE, or a silent marker): it leaves the buffer only when
+	 * every invalidation queued before its commit has reached that core,
+	 * so its strand cannot hit a stale copy of its own store's line. */
+	{
 		uint64_t ti;
 
 		rc = model_tok_push(m, s->core, &t, &ti);
@@ -443,9 +486,7 @@ static int bank_store(struct gen_model *m, struct strand *s, unsigned idx)
 			e->ack_idx = ti;
 	}
 	rc = push_invs(m, s, e, inv, e->ack_idx);
-	/* an entry leaves the buffer only once its own core's L1 shows it:
-	 * an early-acked RMO entry waits for its ST_UPDATE */
-	e->update_pending = t.kind == TK_UPDATE && t.update;
+	e->update_pending = t.kind == TK_UPDATE;
 	if (rc == MSR_OK && e->preacked && e->acked && !e->update_pending)
 		strand_stb_done(m, s, idx);
 	return rc;

@@ -35,9 +35,12 @@ static int alloc_memory(struct gen_model *m, struct msr_error *err)
 	m->l1d = calloc(m->nlines * m->cfg.cores, 16);
 	m->l2p = malloc(m->cbytes / 64);
 	m->s = calloc(m->nstrands, sizeof(*m->s));
+	m->stb_pool = calloc((size_t)m->nstrands * STB_RING, sizeof(*m->stb_pool));
+	m->script_pool = calloc((size_t)m->nstrands * SCRIPT_RING,
+				sizeof(*m->script_pool));
 	m->rq = calloc(m->cfg.cores, sizeof(*m->rq));
 	if (!m->mem || !m->io || !m->dir || !m->l1p || !m->l1d || !m->l2p ||
-	    !m->s || !m->rq)
+	    !m->s || !m->rq || !m->stb_pool || !m->script_pool)
 		return msr_error_set(err, MSR_E_NOMEM, "gen", NULL,
 				     "out of memory for footprint=%llu cores=%u",
 				     (unsigned long long)m->cfg.footprint,
@@ -105,6 +108,8 @@ int gen_model_create(const struct gen_config *cfg, struct gen_program *prog,
 		m->s[i].id = i;
 		m->s[i].core = i / cfg->threads;
 		m->s[i].pc = 0x100000ull * (i + 1);
+		m->s[i].stb = m->stb_pool + (size_t)i * STB_RING;
+		m->s[i].script = m->script_pool + (size_t)i * SCRIPT_RING;
 	}
 	*out = m;
 	return MSR_OK;
@@ -121,6 +126,8 @@ void gen_model_destroy(struct gen_model *m)
 			free(m->rq[c].t);
 	free(m->rq);
 	free(m->s);
+	free(m->stb_pool);
+	free(m->script_pool);
 	free(m->mem);
 	free(m->io);
 	free(m->dir);
@@ -348,10 +355,16 @@ static int cycle_once(struct gen_model *m)
 		rc = model_bank_tick(m, &m->banks[b]);
 	for (unsigned c = 0; c < m->cfg.cores && rc == MSR_OK; c++)
 		rc = model_queue_tick(m, c);
+	for (unsigned i = 0; i < m->nstrands && rc == MSR_OK; i++) {
+		struct strand *s = &m->s[i];
+
+		/* the cheap tests inline: most strands wait most cycles */
+		if (s->stb_count && !s->inflight && !s->hold_stb)
+			rc = strand_drain(m, s);
+	}
 	for (unsigned i = 0; i < m->nstrands && rc == MSR_OK; i++)
-		rc = strand_drain(m, &m->s[i]);
-	for (unsigned i = 0; i < m->nstrands && rc == MSR_OK; i++)
-		rc = strand_tick(m, &m->s[i]);
+		if (m->cycle >= m->s[i].wake && m->s[i].state != ST_LD_REQ)
+			rc = strand_tick(m, &m->s[i]);
 	m->cycle++;
 	return rc;
 }

@@ -104,7 +104,15 @@ static int stb_overlap(struct strand *s, uint64_t pa, unsigned size,
 		uint64_t pa8 = e->pa & ~7ull;
 		uint8_t lm;
 
-		if (e->done || pa8 + 8 <= pa || pa8 >= pa + size)
+		if (e->done)
+			continue;
+		/* a block-init store may zero its whole 64-byte line (l2hit=0
+		 * is known only at commit): any load to the line waits for it */
+		if (e->itype == MSR_IT_BLK_INIT_ST &&
+		    (e->pa & ~63ull) <= pa + size - 1 &&
+		    pa < (e->pa & ~63ull) + 64)
+			return 2;
+		if (pa8 + 8 <= pa || pa8 >= pa + size)
 			continue;
 		lm = dword_mask(pa8, pa, size);
 		if (!(lm & e->bmask))

@@ -18,16 +18,28 @@ struct o_load {
 	unsigned itype, bytes, need, got;
 	uint8_t value[64];
 	uint8_t line[16];
-	bool l2, filled;
+	uint32_t tag[64];     /* writer of each byte read (0 = initial) */
+	uint32_t linetag[16];
+	bool l2, filled, tagged;
 };
 
 struct o_store {
 	uint64_t pa;
 	uint8_t data[8], bmask, itype;
+	uint8_t cmask;   /* bytes its commit wrote */
+	uint32_t wtag;   /* writer tag of its commit */
 	bool committed, acked, stepped;
 };
 
+#define FLOORS 1024 /* per strand, direct mapped: lossy, never wrong */
+
+struct o_floor {
+	uint64_t pa8;   /* 0 = empty */
+	uint32_t t[8];  /* newest writer this strand must not read behind */
+};
+
 struct o_strand {
+	struct o_floor floor[FLOORS];
 	struct o_load ld[RING];
 	unsigned ld_head, ld_n;
 	struct o_load fillwait; /* stepped load whose LD_FILL is still due */
@@ -45,6 +57,7 @@ struct o_rec { /* commit awaiting ST_INV/ST_UPDATE, or EVICT awaiting */
 	uint32_t await;   /* cores still to send ST_INV / EVICT_INV */
 	bool await_update;
 	uint8_t blk[8];
+	uint32_t blktag[8];
 	uint64_t seq;
 };
 
@@ -55,11 +68,13 @@ struct oracle {
 	uint8_t *mem, *io;
 	uint32_t *l1p;
 	uint8_t *l1d;
+	uint32_t *mtag, *l1tag; /* writer tags of memory and L1 bytes */
+	uint32_t wseq;          /* last writer tag handed out */
 	struct o_strand *s;
 	struct o_rec *rec;
 	uint64_t recseq;
 	uint64_t events, steps, last_ts;
-	uint64_t by_code[256];
+	uint64_t by_code[MSR_CODE_LIMIT];
 	unsigned last_sstep;
 	struct oracle_finding f[ORACLE_MAX_FINDINGS];
 	unsigned nf, nf_total;
@@ -94,6 +109,8 @@ struct oracle *oracle_new(const struct gen_config *cfg)
 	o->io = calloc(GEN_IO_BYTES, 1);
 	o->l1p = calloc(o->cbytes / 16, sizeof(uint32_t));
 	o->l1d = calloc(o->cbytes / 16 * cfg->cores, 16);
+	o->mtag = calloc(o->cbytes, sizeof(uint32_t));
+	o->l1tag = calloc(o->cbytes * cfg->cores, sizeof(uint32_t));
 	o->s = calloc(o->nstrands, sizeof(*o->s));
 	o->rec = calloc(MAXREC, sizeof(*o->rec));
 	return o;
@@ -107,6 +124,8 @@ void oracle_free(struct oracle *o)
 	free(o->io);
 	free(o->l1p);
 	free(o->l1d);
+	free(o->mtag);
+	free(o->l1tag);
 	free(o->s);
 	free(o->rec);
 	free(o);
@@ -149,6 +168,54 @@ static uint8_t *l1(struct oracle *o, unsigned core, uint64_t pa)
 static uint32_t *l1p(struct oracle *o, uint64_t pa)
 {
 	return &o->l1p[(pa - GEN_POOL_BASE) >> 4];
+}
+
+static uint32_t *mtagp(struct oracle *o, uint64_t pa)
+{
+	return o->mtag + (pa - GEN_POOL_BASE);
+}
+
+static uint32_t *l1tagp(struct oracle *o, unsigned core, uint64_t pa)
+{
+	return o->l1tag + (uint64_t)core * o->cbytes + (pa - GEN_POOL_BASE);
+}
+
+static bool cacheable(const struct oracle *o, uint64_t pa)
+{
+	return pa >= GEN_POOL_BASE && pa < GEN_POOL_BASE + o->cbytes;
+}
+
+/*
+ * Coherence (CoRR, CoWR): a strand never reads a byte written before the
+ * newest write to it that it has already seen or made itself.
+ */
+static struct o_floor *floor_of(struct o_strand *s, uint64_t pa8, bool make)
+{
+	struct o_floor *f = &s->floor[(pa8 >> 3) % FLOORS];
+
+	if (f->pa8 == pa8)
+		return f;
+	if (!make)
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->pa8 = pa8;
+	return f;
+}
+
+static void floor_raise(struct oracle *o, unsigned strand, uint64_t pa,
+			uint32_t tag, bool check)
+{
+	struct o_floor *f = floor_of(&o->s[strand], pa & ~7ull, true);
+	uint32_t *t = &f->t[pa & 7];
+
+	if (check && tag < *t) {
+		if (getenv("MSR_ORACLE_DEBUG"))
+			fprintf(stderr, "COH strand=%u pa=0x%llx tag=%u floor=%u\n",
+				strand, (unsigned long long)pa, tag, *t);
+		finding(o, "coherence", strand, pa);
+	}
+	if (tag > *t)
+		*t = tag;
 }
 
 static unsigned core_of(const struct oracle *o, unsigned strand)
@@ -227,13 +294,21 @@ static void on_ld_data(struct oracle *o, const struct msr_event *ev)
 		unsigned n = l->itype == MSR_IT_BLOCK_LOAD ? 16 : l->bytes;
 
 		memcpy(l->value + (ev->pa - l->pa), memp(o, ev->pa), n);
-		if (ev->pa < GEN_IO_BASE)
+		if (ev->pa < GEN_IO_BASE) {
 			memcpy(l->line, memp(o, ev->pa & ~15ull), 16);
+			memcpy(l->tag + (ev->pa - l->pa), mtagp(o, ev->pa),
+			       n * sizeof(uint32_t));
+			memcpy(l->linetag, mtagp(o, ev->pa & ~15ull),
+			       sizeof(l->linetag));
+			l->tagged = true;
+		}
 		l->l2 = true;
 	} else if (ev->dsrc == MSR_DSRC_L1) {
 		if (!((*l1p(o, ev->pa) >> core) & 1))
 			finding(o, "l1-hit-not-present", ev->tnum, ev->pa);
 		memcpy(l->value, l1(o, core, ev->pa) + (ev->pa & 15), l->bytes);
+		memcpy(l->tag, l1tagp(o, core, ev->pa), l->bytes * sizeof(uint32_t));
+		l->tagged = true;
 	} else {
 		bool full;
 		struct o_store *e = find_cover(s, l->pa, l->bytes, &full);
@@ -256,6 +331,7 @@ static void apply_fill(struct oracle *o, unsigned strand, const struct o_load *l
 	if ((ev->pa & ~15ull) != (l->pa & ~15ull))
 		finding(o, "address-mismatch", strand, ev->pa);
 	memcpy(l1(o, core, l->pa), l->line, 16);
+	memcpy(l1tagp(o, core, l->pa & ~15ull), l->linetag, sizeof(l->linetag));
 	*l1p(o, l->pa) |= 1u << core;
 }
 
@@ -360,11 +436,28 @@ static void on_commit(struct oracle *o, const struct msr_event *ev)
 		finding(o, "order:store-order", ev->tnum, ev->pa);
 	e->committed = true;
 	m = memp(o, ev->pa & ~7ull);
-	if (e->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit)
-		memset(memp(o, ev->pa & ~63ull), 0, 64);
+	o->wseq++;
+	if (e->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
+		uint64_t base = ev->pa & ~63ull;
+
+		memset(memp(o, base), 0, 64);
+		for (unsigned b = 0; b < 64; b++) {
+			*mtagp(o, base + b) = o->wseq;
+			floor_raise(o, ev->tnum, base + b, o->wseq, false);
+		}
+	}
+	e->wtag = o->wseq;
+	e->cmask = ev->bmask;
 	for (unsigned b = 0; b < 8; b++)
-		if (ev->bmask & (0x80u >> b))
+		if (ev->bmask & (0x80u >> b)) {
 			m[b] = e->data[b];
+			*mtagp(o, (ev->pa & ~7ull) + b) = o->wseq;
+			/* an atomic's own read comes before its write: its floor
+			 * rises when it executes */
+			if (e->itype != MSR_IT_ATOMIC)
+				floor_raise(o, ev->tnum, (ev->pa & ~7ull) + b,
+					    o->wseq, false);
+		}
 	r = new_rec(o);
 	if (r) {
 		r->strand = ev->tnum;
@@ -374,6 +467,7 @@ static void on_commit(struct oracle *o, const struct msr_event *ev)
 		r->await = ev->invvec & ~(1u << own);
 		r->await_update = (ev->invvec >> own) & 1;
 		memcpy(r->blk, m, 8);
+		memcpy(r->blktag, mtagp(o, ev->pa & ~7ull), sizeof(r->blktag));
 		rec_gc(r);
 	}
 	st_trim(s);
@@ -448,8 +542,11 @@ static void on_inv(struct oracle *o, const struct msr_event *ev, bool update)
 		finding(o, "order:inv-before-ack", ev->tnum, ev->pa);
 	if (update) {
 		r->await_update = false;
-		if ((*l1p(o, ev->pa) >> core) & 1)
+		if ((*l1p(o, ev->pa) >> core) & 1) {
 			memcpy(l1(o, core, ev->pa) + (ev->pa & 8), r->blk, 8);
+			memcpy(l1tagp(o, core, ev->pa & ~7ull), r->blktag,
+			       sizeof(r->blktag));
+		}
 	} else {
 		r->await &= ~(1u << core);
 		*l1p(o, ev->pa) &= ~(1u << core);
@@ -498,9 +595,12 @@ static void write_masked(struct oracle *o, const struct msr_event *ev)
 {
 	uint8_t *m = memp(o, ev->pa & ~7ull);
 
+	o->wseq++;
 	for (unsigned b = 0; b < 8; b++)
-		if (ev->bmask & (0x80u >> b))
+		if (ev->bmask & (0x80u >> b)) {
 			m[b] = (uint8_t)(ev->data >> (8 * (7 - b)));
+			*mtagp(o, (ev->pa & ~7ull) + b) = o->wseq;
+		}
 }
 
 static void on_pop(struct oracle *o, const struct msr_event *ev, bool store)
@@ -539,7 +639,7 @@ int oracle_event(void *ctx, const struct msr_event *ev, struct msr_error *err)
 		msr_event_format_text(ev, b, sizeof(b));
 		fprintf(stderr, "%llu %s\n", (unsigned long long)ev->index, b);
 	}
-	o->by_code[ev->code & 0xff]++;
+	o->by_code[ev->code < MSR_CODE_LIMIT ? ev->code : 0]++;
 	switch (ev->code) {
 	case MSR_LD_ISSUE: on_ld_issue(o, ev); break;
 	case MSR_LD_DATA: on_ld_data(o, ev); break;
@@ -594,6 +694,9 @@ static void step_load(struct oracle *o, struct o_strand *s,
 		finding(o, "address-mismatch", st->tnum, st->pa);
 	else if ((st->has & MSR_STEP_HAS_LD) && memcmp(l->value, st->ld, st->size))
 		finding(o, "load-value", st->tnum, st->pa);
+	if (l->tagged && cacheable(o, l->pa))
+		for (unsigned b = 0; b < l->bytes; b++)
+			floor_raise(o, st->tnum, l->pa + b, l->tag[b], true);
 	if (l->l2 && !l->filled && l->pa < GEN_IO_BASE &&
 	    (l->itype == MSR_IT_LOAD || l->itype == MSR_IT_DOUBLE_LOAD ||
 	     l->itype == MSR_IT_QUAD_LOAD)) {
@@ -617,6 +720,11 @@ static void step_store(struct oracle *o, struct o_strand *s,
 		if (e->stepped)
 			continue;
 		e->stepped = true;
+		if (e->itype == MSR_IT_ATOMIC && e->committed)
+			for (unsigned b = 0; b < 8; b++)
+				if (e->cmask & (0x80u >> b))
+					floor_raise(o, st->tnum, (e->pa & ~7ull) + b,
+						    e->wtag, false);
 		if ((st->has & MSR_STEP_HAS_ST) &&
 		    (e->pa != (n == 8 ? pa : st->pa) ||
 		     memcmp(e->data + (e->pa & 7), st->st + 8 * done, len)))
@@ -687,7 +795,7 @@ uint64_t oracle_events(const struct oracle *o) { return o->events; }
 uint64_t oracle_steps(const struct oracle *o) { return o->steps; }
 uint64_t oracle_code_count(const struct oracle *o, unsigned code)
 {
-	return o->by_code[code & 0xff];
+	return code < MSR_CODE_LIMIT ? o->by_code[code] : 0;
 }
 
 void oracle_set_step_hook(struct oracle *o,

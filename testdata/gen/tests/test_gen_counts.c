@@ -5,7 +5,7 @@
 #include "gen_test_util.h"
 
 struct counts {
-	uint64_t code[256];
+	uint64_t code[MSR_CODE_LIMIT];
 	uint64_t l2_data, rmo_acks, inv_bits, evict_bits, cas_fail;
 	uint64_t bad_itype;
 	unsigned want_itype, want_size;
@@ -26,7 +26,7 @@ static void count_hook(void *ctx, const struct msr_event *ev)
 {
 	struct counts *c = ctx;
 
-	c->code[ev->code & 0xff]++;
+	c->code[ev->code < MSR_CODE_LIMIT ? ev->code : 0]++;
 	switch (ev->code) {
 	case MSR_LD_DATA:
 		c->l2_data += ev->dsrc == MSR_DSRC_L2;

@@ -184,7 +184,7 @@ Test(gen_faults, rates_inject_many_and_all_kinds_mix)
 	cr_assert_eq(oracle_count(r.o, "store-data"), seen[GEN_FK_STORE_DATA]);
 	cr_assert_eq(oracle_count(r.o, "order:store-order"), seen[GEN_FK_STORE_ORDER]);
 	cr_assert_eq(oracle_count(r.o, "leftover"), seen[GEN_FK_LOST_INV]);
-	cr_assert_eq(oracle_nfindings(r.o),
+	cr_assert_eq(oracle_nfindings(r.o), 
 		     seen[GEN_FK_LOAD_VALUE] + seen[GEN_FK_BAD_BYPASS] +
 		     seen[GEN_FK_STORE_DATA] + seen[GEN_FK_STORE_ORDER] +
 		     seen[GEN_FK_LOST_INV]);

@@ -56,6 +56,9 @@ Test(gen_model, stressed_mix_is_consistent)
 	cr_assert_gt(oracle_code_count(r.o, MSR_LD_POP), 0);
 	cr_assert_gt(oracle_code_count(r.o, MSR_ST_POP), 0);
 	cr_assert_gt(r.st.others, 0);
+	cr_assert_gt(oracle_code_count(r.o, MSR_REGDELTA), 0);
+	cr_assert_eq(oracle_code_count(r.o, MSR_REGDELTA_END),
+		     r.st.by_code[MSR_REGDELTA_END]);
 	oracle_free(r.o);
 }
 
@@ -181,4 +184,28 @@ ParameterizedTest(struct lit_param *p, gen_litmus, consistent)
 	cr_assert_eq(w->mp_bad, 0, "MP: new y then old x");
 	oracle_free(r.o);
 	free(w);
+}
+
+Test(gen_model, contended_seeds_are_consistent)
+{
+	for (uint64_t seed = 200; seed < 206; seed++) {
+		struct gen_config cfg;
+		struct gen_run r;
+
+		gen_config_default(&cfg);
+		cfg.seed = seed;
+		cfg.max_events = 40000;
+		cfg.hot_lines = 8;
+		cfg.hot_rate = 0.7;
+		cfg.l2_absent = 0.3;
+		cfg.evict_rate = 0.01;
+		cfg.dma_rate = 0.002;
+		cfg.pop_rate = 0.05;
+		cfg.mix[GEN_MIX_STBI] = 8;
+		cfg.mix[GEN_MIX_STBLK] = 6;
+		cfg.mix[GEN_MIX_LDQ] = 4;
+		gen_run_cfg(&cfg, NULL, 0, NULL, &r);
+		gen_assert_clean(&r);
+		oracle_free(r.o);
+	}
 }
