@@ -20,7 +20,22 @@ extern "C" {
 
 struct msr_tso;
 
-/* Violations go to `sink->violation` (the other callbacks are unused). */
+/*
+ * Input contract (what msr_tso_add_commit / msr_tso_add_op expect):
+ *   - commits arrive with strictly increasing `co` (gaps allowed; a commit
+ *     whose co does not grow is ignored); `sseq` names the strand's store
+ *     entry (0 = bound to none: placed in co, never ordered);
+ *   - ops arrive in program order per strand (any interleaving across
+ *     strands); each store/atomic block carries its entry's `sseq`;
+ *   - an op may come before or after the commits it depends on (its own
+ *     commit, the commits its bytes read): ops that need a commit not seen
+ *     yet wait, and are decided with what is known at msr_tso_finish;
+ *   - rf: COMMIT names co (and strand/sseq), BYPASS the strand's own entry
+ *     by sseq, INIT the initial/learned value, DMA a DMA_ST/MEM_SLAM write
+ *     (constrained only with `placed`, see engine.h).
+ * Violations go to `sink->violation` (the other callbacks are unused); the
+ * violation's `offset` is 0 (ops carry no byte offset).
+ */
 int msr_tso_create(const struct msr_config *cfg,
 		   const struct msr_engine_sink *sink, struct msr_tso **out,
 		   struct msr_error *err);

@@ -6,7 +6,9 @@
  * (width -1); hex values and every string a YAML 1.1 reader would retype
  * (0x.., 007, no, on, ...) are double-quoted. The document goes to a
  * temporary file in the target directory that is renamed into place only
- * when complete, so a reader never sees half a report. Never uses printf
+ * when complete, so a reader never sees half a report; a target that is
+ * not a regular file (device, FIFO, symbolic link) is written in place and
+ * never replaced. Never uses printf
  * for YAML output and never changes the collected data.
  */
 #include "msr_version.h"
@@ -409,17 +411,39 @@ static int emit_to(const struct msr_report *r, FILE *f, const char *path,
 	return MSR_OK;
 }
 
+static int write_in_place(const struct msr_report *r, const char *path,
+			  struct msr_error *err)
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f)
+		return msr_error_set(err, MSR_E_IO, "report", path,
+				     "cannot open the report for writing: %s",
+				     strerror(errno));
+	rc = emit_to(r, f, path, err);
+	if (fclose(f) && !rc)
+		rc = msr_error_set(err, MSR_E_IO, "report", path,
+				   "cannot write the report: %s", strerror(errno));
+	return rc;
+}
+
 int msr_report_write_yaml(const struct msr_report *r, const char *path,
 			  struct msr_error *err)
 {
 	char tmp[4096];
 	const char *slash;
+	struct stat st;
 	mode_t mask;
 	FILE *f;
 	int fd, rc;
 
 	if (!path || !strcmp(path, "-"))
 		return emit_to(r, stdout, "<stdout>", err);
+	/* Only a regular file may be replaced by renaming: a device (/dev/null),
+	 * a FIFO or a symbolic link is written in place. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_in_place(r, path, err);
 	slash = strrchr(path, '/');
 	if (slash)
 		rc = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX",

@@ -123,10 +123,9 @@ struct msr_tso {
 	uint64_t n;              /* commits seen: the newest co */
 	unsigned nblocked;       /* strands with queued ops, listed in */
 	uint8_t blocked[MSR_MAX_STRANDS];
-	bool finishing;
 	bool nomem;
 	struct tso_load ld;         /* scratch for the load being placed */
-	uint64_t reported;
+	uint64_t reported;        /* violations emitted */
 };
 
 #define TSO_IO_BIT (1ull << 39)
@@ -136,6 +135,14 @@ static inline bool overlaps(uint64_t pa, unsigned size, uint64_t lo,
 {
 	return pa < lo + n && lo < pa + size;
 }
+
+/* tso_map.c */
+int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
+void *tso_map_slot(const struct tso_map *m, size_t i);
+/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
+ * or out of memory. */
+void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create);
+void tso_map_del(struct tso_map *m, void *e);
 
 /* tso.c */
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);

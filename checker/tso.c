@@ -31,119 +31,8 @@
 #define MEMBAR_STORELOAD 0x62u /* #StoreLoad, #MemIssue, #Sync */
 
 /* ------------------------------------------------------------------------ */
-/* Maps and rings                                                            */
+/* Rings                                                                     */
 /* ------------------------------------------------------------------------ */
-
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-static int map_init(struct tso_map *m, size_t esz, size_t cap)
-{
-	m->slots = calloc(cap, esz);
-	m->esz = esz;
-	m->cap = m->slots ? cap : 0;
-	m->n = 0;
-	return m->slots ? 0 : -1;
-}
-
-static void *map_slot(const struct tso_map *m, size_t i)
-{
-	return m->slots + i * m->esz;
-}
-
-static int map_grow(struct tso_map *m)
-{
-	struct tso_map nm;
-	size_t i;
-
-	if (map_init(&nm, m->esz, m->cap * 2) < 0)
-		return -1;
-	for (i = 0; i < m->cap; i++) {
-		uint64_t key;
-		size_t j;
-
-		memcpy(&key, map_slot(m, i), sizeof(key));
-		if (!key)
-			continue;
-		j = hash64(key) & (nm.cap - 1);
-		for (;;) {
-			uint64_t k2;
-
-			memcpy(&k2, map_slot(&nm, j), sizeof(k2));
-			if (!k2)
-				break;
-			j = (j + 1) & (nm.cap - 1);
-		}
-		memcpy(map_slot(&nm, j), map_slot(m, i), m->esz);
-		nm.n++;
-	}
-	free(m->slots);
-	*m = nm;
-	return 0;
-}
-
-/* Entry of block `pa8`; created (zeroed) when `create`. NULL when absent
- * or out of memory (t->nomem is set by the caller's check). */
-static void *map_find(struct tso_map *m, uint64_t pa8, bool create)
-{
-	uint64_t key = pa8 + 1;
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	if (create && (m->n + 1) * 2 > m->cap && map_grow(m) < 0)
-		return NULL;
-	i = hash64(key) & (m->cap - 1);
-	for (;;) {
-		void *e = map_slot(m, i);
-		uint64_t k;
-
-		memcpy(&k, e, sizeof(k));
-		if (k == key)
-			return e;
-		if (!k) {
-			if (!create)
-				return NULL;
-			memset(e, 0, m->esz);
-			memcpy(e, &key, sizeof(key));
-			m->n++;
-			return e;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-/* Remove the entry at `e` (linear probing: shift later entries back). */
-static void map_del(struct tso_map *m, void *e)
-{
-	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
-	size_t mask = m->cap - 1;
-
-	for (;;) {
-		uint64_t key;
-		size_t h;
-
-		j = (j + 1) & mask;
-		memcpy(&key, map_slot(m, j), sizeof(key));
-		if (!key)
-			break;
-		h = hash64(key) & mask;
-		/* the entry at j may move to i unless its home lies in (i, j] */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			memcpy(map_slot(m, i), map_slot(m, j), m->esz);
-			i = j;
-		}
-	}
-	memset(map_slot(m, i), 0, m->esz);
-	m->n--;
-}
 
 const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
 {
@@ -221,7 +110,7 @@ static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
 		return s;
 	s->st = calloc(ST_RING_INIT, sizeof(*s->st));
 	s->st_cap = ST_RING_INIT;
-	if (!s->st || map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
+	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
 		free(s->st);
 		s->st = NULL;
 		t->nomem = true;
@@ -250,7 +139,7 @@ int msr_tso_create(const struct msr_config *cfg,
 	t->ring = calloc(t->ring_cap, sizeof(*t->ring));
 	t->s = calloc(MSR_MAX_STRANDS, sizeof(*t->s));
 	if (!t->ring || !t->s ||
-	    map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
+	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
 		goto nomem;
 	*out = t;
 	return MSR_OK;
@@ -282,7 +171,6 @@ void msr_tso_destroy(struct msr_tso *t)
 /* Commits                                                                   */
 /* ------------------------------------------------------------------------ */
 
-
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_block *b;
@@ -290,7 +178,7 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
-	b = map_find(&t->blocks, c->pa8, true);
+	b = tso_map_find(&t->blocks, c->pa8, true);
 	if (!b) {
 		t->nomem = true;
 		return;
@@ -376,7 +264,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	commit_link(t, c);
 	if (!sr)
 		return;
-	own = map_find(&s->own, c->pa8, false);
+	own = tso_map_find(&s->own, c->pa8, false);
 	for (i = 0; own && i < 8; i++)
 		if (own->sseq[i] == c->sseq)
 			own->co[i] = c->co;
@@ -622,8 +510,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	l->nb = 0;
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
-		const struct tso_own *own = map_find(&s->own, blk->pa8, false);
-		const struct tso_block *bk = map_find(&t->blocks, blk->pa8,
+		const struct tso_own *own = tso_map_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = tso_map_find(&t->blocks, blk->pa8,
 						      false);
 
 		for (k = 0; k < blk->nrf; k++) {
@@ -643,8 +531,6 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 		}
 	}
 }
-
-
 
 /* Witness for a byte whose interval ends at or before the position. */
 static void stale_pick(struct msr_tso *t, struct tso_strand *s,
@@ -734,14 +620,14 @@ static void own_sweep(struct tso_strand *s)
 		bool done = true;
 
 		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
-		e = map_slot(&s->own, s->own_cursor);
+		e = tso_map_slot(&s->own, s->own_cursor);
 		if (!e->key)
 			continue;
 		for (i = 0; i < 8 && done; i++)
 			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
 				done = false;
 		if (done)
-			map_del(&s->own, e);
+			tso_map_del(&s->own, e);
 	}
 }
 
@@ -752,7 +638,7 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	unsigned i;
 
 	own_sweep(s);
-	e = map_find(&s->own, blk->pa8, true);
+	e = tso_map_find(&s->own, blk->pa8, true);
 	if (!e) {
 		t->nomem = true;
 		return;
@@ -767,7 +653,6 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 				e->rmo &= (uint8_t)~(0x80u >> i);
 		}
 }
-
 
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
@@ -794,7 +679,6 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		s->last_st_sseq = blk->sseq;
 	return r;
 }
-
 
 static void run_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
@@ -823,7 +707,6 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		own_store(t, s, blk, r->co, op->rmo);
 	}
 }
-
 
 static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
@@ -1000,7 +883,6 @@ int msr_tso_finish(struct msr_tso *t, struct msr_error *err)
 {
 	unsigned i;
 
-	t->finishing = true;
 	for (i = 0; i < MSR_MAX_STRANDS; i++)
 		if (t->s[i].qlen)
 			drain(t, &t->s[i], true);

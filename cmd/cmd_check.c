@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define CHECK_MAX_IMAGES 64
-#define CHECK_HISTORY_EVENTS ((size_t)1 << 15)
+#define CHECK_HISTORY_EVENTS ((size_t)1 << 12)
 #define CHECK_PROGRESS_EVERY ((uint64_t)1 << 20)
 
 /* Set by the SIGINT/SIGTERM handler; the replay loop stops and reports. */
@@ -351,6 +351,15 @@ static void note_error(struct check_run *run, const struct msr_error *err)
 	run->unusable = true;
 }
 
+static void note_interrupted(struct check_run *run)
+{
+	snprintf(run->sum.stopped, sizeof(run->sum.stopped), "interrupted");
+	snprintf(run->sum.error, sizeof(run->sum.error), "interrupted by signal %d",
+		 (int)check_signal);
+	run->sum.complete = false;
+	run->unusable = true;
+}
+
 /* Feed every event to the history and the engine until the end or a stop. */
 static void replay(struct check_run *run, struct msr_error *err)
 {
@@ -362,10 +371,7 @@ static void replay(struct check_run *run, struct msr_error *err)
 
 	for (;;) {
 		if (check_signal) {
-			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "interrupted");
-			snprintf(run->sum.error, sizeof(run->sum.error),
-				 "interrupted by signal %d", (int)check_signal);
-			run->unusable = true;
+			note_interrupted(run);
 			break;
 		}
 		rc = msr_trace_reader_next(run->rd, &ev, err);
@@ -374,7 +380,11 @@ static void replay(struct check_run *run, struct msr_error *err)
 			break;
 		}
 		if (rc < 0) {
-			note_error(run, err);
+			/* a signal during a blocking read surfaces as a read error */
+			if (check_signal)
+				note_interrupted(run);
+			else
+				note_error(run, err);
 			break;
 		}
 		msr_history_add(run->hist, &ev);
@@ -421,6 +431,14 @@ static void finish(struct check_run *run, struct msr_error *err)
 /* Summary on stderr (at most five lines)                                    */
 /* ------------------------------------------------------------------------ */
 
+static void print_hidden(const struct check_run *run)
+{
+	if (msr_report_filtered(run->rep))
+		fprintf(stderr, "msync-replay: %llu violation%s hidden by --strand/--cycles/--pa\n",
+			(unsigned long long)msr_report_filtered(run->rep),
+			msr_report_filtered(run->rep) == 1 ? "" : "s");
+}
+
 static void print_summary(const struct check_run *run)
 {
 	const char *out = run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
@@ -437,6 +455,7 @@ static void print_summary(const struct check_run *run)
 			"report: %s\n", (unsigned long long)run->sum.events,
 			(unsigned long long)run->sum.steps,
 			run->sum.complete ? "" : " replayed so far", out);
+		print_hidden(run);
 		return;
 	}
 	for (unsigned k = 0; k < MSR_V_COUNT; k++) {
@@ -464,9 +483,7 @@ static void print_summary(const struct check_run *run)
 	if (v && v->message[0])
 		fprintf(stderr, "msync-replay: V1 %s: %s\n", msr_vkind_name(v->kind),
 			v->message);
-	if (msr_report_filtered(run->rep))
-		fprintf(stderr, "msync-replay: %llu more hidden by --strand/--cycles/--pa\n",
-			(unsigned long long)msr_report_filtered(run->rep));
+	print_hidden(run);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -518,13 +535,17 @@ int msr_cmd_check(int argc, char **argv)
 	}
 	msr_report_set_filter(run.rep, &filter);
 	run.sum.tso = !run.o.no_tso;
+	check_signal = 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if ((rc = setup_pipeline(&run, &err)))
-		note_error(&run, &err);
-	else {
+	if ((rc = setup_pipeline(&run, &err))) {
+		if (check_signal)
+			note_interrupted(&run);
+		else
+			note_error(&run, &err);
+	} else {
 		replay(&run, &err);
 		finish(&run, &err);
 	}
@@ -540,6 +561,8 @@ int msr_cmd_check(int argc, char **argv)
 		code = run.o.bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
 	else
 		code = msr_report_shown(run.rep) ? MSR_EXIT_VIOLATIONS : MSR_EXIT_CLEAN;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 out:
 	teardown(&run);
 	return code;

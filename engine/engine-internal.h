@@ -45,10 +45,12 @@ struct msr_src {
 struct ld_ent {
 	uint64_t pa;          /* byte address of this entry's first byte */
 	uint64_t key;         /* 8-byte block (cacheable) or full pa (I/O) */
+	uint64_t prev_same;   /* next older live load with this key, 0 = none */
 	uint64_t group;       /* seq of the first entry of the instruction */
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
 	uint64_t issue_event, data_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, data_ts;
 	uint32_t l1_fill_ts;  /* L1 hit: when the piece it read was filled */
 	uint8_t itype, dsrc, flags;
@@ -71,10 +73,12 @@ struct ld_ent {
 
 struct st_ent {
 	uint64_t pa;
+	uint64_t prev_same;   /* next older live store to this block, 0 = none */
 	uint64_t group;
 	uint64_t co;
 	uint64_t iseq, pc;
 	uint64_t issue_event, commit_event;
+	uint64_t issue_offset;
 	uint32_t issue_ts, commit_ts;
 	uint8_t data[8];
 	uint8_t bmask, itype, flags, commit_mask;
@@ -95,6 +99,8 @@ struct fill_rec {
 struct strand {
 	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
 	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
+	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
+	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
 	uint64_t ld_data_cur;     /* no data-less live load below this seq */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
 	uint64_t st_commit_cur;   /* no uncommitted live store below this */
@@ -117,7 +123,6 @@ struct mab_ent {
 	uint8_t strand;
 	uint8_t mask;     /* commit bmask */
 	uint8_t rmo, atomic, known; /* known: bytes of data[] known */
-	uint8_t pend_held; /* counted in its block's pend[] (answers due) */
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
@@ -128,10 +133,9 @@ struct mab_ent {
 	struct msr_src src[8];
 };
 
-/* Per 8-byte block: who wrote each byte, pending-commit counts, history. */
+/* Per 8-byte block: who wrote each byte and the newest commit to it. */
 struct blk {
 	struct msr_src src[8];
-	uint16_t pend[8];
 	uint64_t last_co;
 };
 
@@ -182,7 +186,9 @@ struct msr_engine {
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */
 
-	const struct msr_event *ev; /* event being applied */
+	const struct msr_event *ev; /* event being applied (or `where`) */
+	struct msr_event where;    /* position reported for end-of-input findings */
+	uint64_t last_index, last_offset;
 	uint32_t last_ts;
 	struct msr_engine_stats st;
 	int nomem;                 /* an allocation failed during apply */
@@ -200,6 +206,9 @@ void msr_eng_report(struct msr_engine *e, enum msr_vkind kind, int strand,
 		    uint64_t iseq, uint64_t pa, unsigned size, const char *fmt,
 		    ...) __attribute__((format(printf, 7, 8)));
 uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum);
+/* Report later findings as found at this event (end-of-input leftovers). */
+void msr_eng_where(struct msr_engine *e, uint64_t index, uint64_t offset,
+		   uint32_t ts);
 void msr_eng_store_ref(struct msr_engine *e, const struct msr_src *s,
 		       struct msr_store_ref *ref);
 void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
@@ -212,7 +221,7 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		  uint8_t *known, struct msr_src src[8]);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
-		   uint8_t mask, const struct msr_src *s, bool skip_pending);
+		   uint8_t mask, const struct msr_src *s);
 /* Adopt unknown bytes (first observation); counts learned bytes. */
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
@@ -239,6 +248,8 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  bool update);
 
 /* stores.c */
+/* Youngest live store of the strand to block pa8 (0 = none). */
+uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8);
 void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);
@@ -250,8 +261,6 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 /* mab.c */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
-/* A commit got its last answer: back-door writes may land over it now. */
-void msr_mab_answered(struct msr_engine *e, struct mab_ent *m);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev);

@@ -24,6 +24,16 @@ uint64_t msr_eng_next_iseq(struct msr_engine *e, unsigned tnum)
 	return s ? s->executed + 1 : 0;
 }
 
+void msr_eng_where(struct msr_engine *e, uint64_t index, uint64_t offset,
+		   uint32_t ts)
+{
+	memset(&e->where, 0, sizeof(e->where));
+	e->where.index = index;
+	e->where.offset = offset;
+	e->where.ts = ts;
+	e->ev = &e->where;
+}
+
 void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n)
 {
 	static const char dig[] = "0123456789abcdef";
@@ -177,6 +187,9 @@ int msr_engine_create(const struct msr_config *cfg,
 		msr_ring_init(&s->ld, sizeof(struct ld_ent), lim);
 		msr_ring_init(&s->st, sizeof(struct st_ent), lim);
 		msr_ring_init(&s->pcommit, sizeof(uint64_t), 0);
+		if (msr_map_init(&s->st_blocks, 16) < 0 ||
+		    msr_map_init(&s->ld_keys, 16) < 0)
+			goto nomem;
 		s->ld_data_cur = s->ld_exec_cur = s->ld_live_tail = 1;
 		s->st_commit_cur = s->st_exec_cur = s->st_live_tail = 1;
 		s->st_ack_cur = s->st_rmo_ack_cur = 1;
@@ -201,6 +214,10 @@ void msr_engine_destroy(struct msr_engine *e)
 			msr_ring_release(&e->strands[t].ld);
 			msr_ring_release(&e->strands[t].st);
 			msr_ring_release(&e->strands[t].pcommit);
+			if (e->strands[t].st_blocks.keys)
+				msr_map_release(&e->strands[t].st_blocks);
+			if (e->strands[t].ld_keys.keys)
+				msr_map_release(&e->strands[t].ld_keys);
 		}
 	}
 	if (e->banks)
@@ -255,6 +272,8 @@ int msr_engine_apply(struct msr_engine *e, const struct msr_event *ev,
 	int rc = MSR_OK;
 
 	e->ev = ev;
+	e->last_index = ev->index;
+	e->last_offset = ev->offset;
 	e->st.events++;
 	if (has_ts(ev->code))
 		e->last_ts = ev->ts;
@@ -334,7 +353,7 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 {
 	if (!complete)
 		return MSR_OK;
-	e->ev = NULL;
+	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	msr_mab_leftovers(e);
 	for (unsigned t = 0; t < e->nstrands; t++) {
 		struct strand *s = &e->strands[t];
@@ -343,8 +362,11 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 		msr_eng_strand_leftovers(e, t);
 		if (!e->have_steps || !e->steps.remaining)
 			continue;
-		if (e->steps.remaining(e->steps.ctx, t, &left, err) < 0)
+		if (e->steps.remaining(e->steps.ctx, t, &left, err) < 0) {
+			e->ev = NULL;
 			return err ? err->status : MSR_E_INTERNAL;
+		}
+		msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 		if (left)
 			msr_eng_report(e, MSR_V_STEP_LOG_LONG, (int)t,
 				       s->executed + 1, 0, 0,
@@ -352,6 +374,7 @@ int msr_engine_finish(struct msr_engine *e, bool complete,
 				       t, (unsigned long long)left,
 				       (unsigned long long)s->executed);
 	}
+	e->ev = NULL;
 	return e->nomem ? msr_error_set(err, MSR_E_NOMEM, "engine", NULL,
 					"out of memory at the end of input")
 			: MSR_OK;

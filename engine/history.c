@@ -28,7 +28,7 @@ struct msr_history {
 	uint64_t cap;         /* power of two */
 	uint64_t next;        /* seq of the next event added */
 	uint64_t strand_last[MSR_MAX_STRANDS];
-	struct msr_map blocks; /* pa8 -> slot index of its newest event */
+	struct msr_map blocks; /* pa8 -> low 32 bits of its newest event's seq */
 	uint8_t has_tnum[MSR_CODE_LIMIT];
 	uint8_t has_pa[MSR_CODE_LIMIT];
 };
@@ -103,7 +103,7 @@ static void rebuild_blocks(struct msr_history *h)
 		struct hslot *s = &h->ring[q & (h->cap - 1)];
 
 		if (s->pa8 != UINT64_MAX)
-			msr_map_put(&h->blocks, s->pa8, (uint32_t)(q & (h->cap - 1)));
+			msr_map_put(&h->blocks, s->pa8, (uint32_t)q);
 	}
 }
 
@@ -128,16 +128,13 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 
 		s->pa8 = pa8;
 		if (v) {
-			uint64_t prev = (seq & ~(h->cap - 1)) | *v;
-			struct hslot *p;
+			/* the block's newest event; still in the ring => still it */
+			uint64_t prev = seq - (uint32_t)((uint32_t)seq - *v);
 
-			if (prev >= seq)
-				prev -= h->cap;
-			p = slot_of(h, prev);
-			s->prev_block = p && p->pa8 == pa8 ? prev : NO_LINK;
-			*v = (uint32_t)(seq & (h->cap - 1));
+			s->prev_block = slot_of(h, prev) ? prev : NO_LINK;
+			*v = (uint32_t)seq;
 		} else {
-			msr_map_put(&h->blocks, pa8, (uint32_t)(seq & (h->cap - 1)));
+			msr_map_put(&h->blocks, pa8, (uint32_t)seq);
 		}
 		if (h->blocks.count > 2 * h->cap)
 			rebuild_blocks(h);
@@ -172,13 +169,10 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 		uint32_t *v = msr_map_get(&h->blocks, pa8 & ~7ULL);
 
 		if (v) {
-			uint64_t q = ((h->next - 1) & ~(h->cap - 1)) | *v;
-			struct hslot *s;
+			uint64_t last = h->next - 1;
+			uint64_t q = last - (uint32_t)((uint32_t)last - *v);
 
-			if (q >= h->next)
-				q -= h->cap;
-			s = slot_of(h, q);
-			if (s && s->pa8 == (pa8 & ~7ULL))
+			if (slot_of(h, q))
 				b = chain_start(h, q, at, false);
 		}
 	}

@@ -50,20 +50,6 @@ static void mab_leftover(struct msr_engine *e, const struct mab_ent *m,
 	}
 }
 
-void msr_mab_answered(struct msr_engine *e, struct mab_ent *m)
-{
-	struct blk *b;
-
-	if (!m->pend_held)
-		return;
-	m->pend_held = 0;
-	b = msr_mem_blk(e, m->pa, false);
-	if (b)
-		for (unsigned i = 0; i < 8; i++)
-			if ((m->mask & (0x80u >> i)) && b->pend[i])
-				b->pend[i]--;
-}
-
 void msr_mab_retire(struct msr_engine *e)
 {
 	while (e->mab.head < e->mab.tail) {
@@ -71,7 +57,6 @@ void msr_mab_retire(struct msr_engine *e)
 
 		if (m->await)
 			break;
-		msr_mab_answered(e, m);
 		if (m->type == MAB_COMMIT && m->sseq) {
 			struct strand *s = &e->strands[m->strand];
 			struct st_ent *se = msr_ring_at(&s->st, m->sseq);
@@ -99,7 +84,6 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 				 (unsigned long long)e->mab_window);
 			mab_leftover(e, m, why);
 			m->await = 0;
-			msr_mab_answered(e, m);
 		}
 		msr_mab_retire(e);
 	}
@@ -117,9 +101,12 @@ void msr_mab_leftovers(struct msr_engine *e)
 	for (uint64_t q = e->mab.head; q < e->mab.tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab, q);
 
-		if (m->await)
-			mab_leftover(e, m, " before the trace ended");
+		if (!m->await)
+			continue;
+		msr_eng_where(e, m->event, m->offset, m->ts);
+		mab_leftover(e, m, " before the trace ended");
 	}
+	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	for (size_t i = 0; i < e->dma_map.cap; i++) {
 		uint64_t k = e->dma_map.keys[i];
 
@@ -215,7 +202,7 @@ void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 	uint8_t d[8];
 
 	data_bytes(ev->data, d);
-	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma, false);
+	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma);
 	if (ev->inv) {
 		uint64_t piece = ev->pa & ~15ULL;
 		uint32_t *v = msr_map_get(&e->dma_map, piece);
@@ -236,17 +223,17 @@ void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 	struct msr_src src[8];
 
 	/*
-	 * Back-door memory write: commits not yet retired stay on top. Bytes
-	 * no store has written yet get their initial value this way (co 0);
-	 * overwriting a stored byte is outside the commit order, like DMA.
+	 * Back-door memory write, visible at once. Bytes no store has written
+	 * yet get their initial value this way (co 0); overwriting a stored
+	 * byte is outside the commit order, like DMA.
 	 */
 	data_bytes(ev->data, d);
 	msr_mem_read(e, pa8, cur, &known, src);
 	for (unsigned i = 0; i < 8; i++)
 		if (src[i].kind == MSR_RF_INIT)
 			fresh |= (uint8_t)(0x80u >> i);
-	msr_mem_write(e, pa8, d, ev->bmask & fresh, &init, true);
-	msr_mem_write(e, pa8, d, ev->bmask & (uint8_t)~fresh, &dma, true);
+	msr_mem_write(e, pa8, d, ev->bmask & fresh, &init);
+	msr_mem_write(e, pa8, d, ev->bmask & (uint8_t)~fresh, &dma);
 }
 
 void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev)
@@ -280,7 +267,7 @@ void msr_eng_mem_check(struct msr_engine *e, const struct msr_event *ev)
 			}
 		}
 		/* trust the testbench from here on: one report per corruption */
-		msr_mem_write(e, pa + 8 * k, want, bad, &dma, false);
+		msr_mem_write(e, pa + 8 * k, want, bad, &dma);
 	}
 	if (!nbad)
 		return;

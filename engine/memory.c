@@ -5,9 +5,8 @@
  *
  * The image held here is the L2 view: memory plus every commit applied so
  * far, because every read the model makes is "as of now" (the newest MAB
- * position). Pending-commit counts per byte keep back-door writes
- * (MEM_SLAM) underneath commits that have not retired. Memory grows only
- * with the touched footprint; nothing here is indexed by trace position.
+ * position). Memory grows only with the touched footprint; nothing here is
+ * indexed by trace position.
  */
 #include "engine-internal.h"
 
@@ -110,7 +109,7 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 }
 
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
-		   uint8_t mask, const struct msr_src *s, bool skip_pending)
+		   uint8_t mask, const struct msr_src *s)
 {
 	struct page *p;
 	struct blk *b;
@@ -125,7 +124,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	for (unsigned i = 0; i < 8; i++) {
 		uint8_t bit = (uint8_t)(0x80u >> i);
 
-		if (!(mask & bit) || (skip_pending && b->pend[i]))
+		if (!(mask & bit))
 			continue;
 		p->data[off + i] = data[i];
 		p->known[off / 8] |= bit;
@@ -253,7 +252,7 @@ static int image_token(struct msr_engine *e, const char *path, const char *t,
 	}
 	for (i = 0; i < 8; i++)
 		data[i] = (uint8_t)(v >> (56 - 8 * i));
-	msr_mem_write(e, *addr, data, 0xff, &init_src, false);
+	msr_mem_write(e, *addr, data, 0xff, &init_src);
 	*addr += 8;
 	return e->nomem ? msr_error_set(err, MSR_E_NOMEM, "engine", where,
 					"out of memory loading the image")

@@ -212,6 +212,26 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 	return NULL;
 }
 
+/* The youngest store of the strand still in its rings whose bytes cover
+ * `mask` with the observed values (a wrong bypass names it), or 0. */
+static uint64_t find_own_store(struct strand *s, uint64_t pa8,
+			       const uint8_t obs[8], uint8_t mask)
+{
+	for (uint64_t q = s->st.tail; q-- > s->st.head;) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+		bool ok = (se->bmask & mask) == mask;
+
+		if ((se->flags & STF_POPPED) || (se->pa & ~7ULL) != pa8 || !ok)
+			continue;
+		for (unsigned i = 0; i < 8 && ok; i++)
+			if ((mask & (0x80u >> i)) && se->data[i] != obs[i])
+				ok = false;
+		if (ok)
+			return q;
+	}
+	return 0;
+}
+
 struct ld_form {
 	struct ld_ent *ent[8];
 	unsigned n;
@@ -263,6 +283,17 @@ static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
 			 "; the loaded value was written by store #%llu of strand %u (commit co=%llu at cycle %u)",
 			 (unsigned long long)h->sseq, h->strand,
 			 (unsigned long long)h->co, h->ts);
+	} else {
+		uint64_t q = find_own_store(&e->strands[t], pa8, obs, mask);
+
+		if (q) {
+			struct msr_src bs = {0, q, (uint8_t)t, MSR_RF_BYPASS};
+
+			msr_eng_store_ref(e, &bs, &v.observed_from);
+			snprintf(extra, sizeof(extra),
+				 "; the loaded value is that of store #%llu of strand %u in its store buffer",
+				 (unsigned long long)q, t);
+		}
 	}
 	msr_hex(exp, sizeof(exp), f->val, f->acc > 16 ? 16 : f->acc);
 	msr_hex(obsw, sizeof(obsw), st->ld, f->acc > 16 ? 16 : f->acc);
@@ -700,14 +731,16 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "never got its data";
 		else if (exec && !(le->flags & LDF_EXEC))
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       le->flags & LDF_EXEC ? le->iseq : 0,
-				       le->pa, le->acc,
-				       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       t, (unsigned long long)le->pa,
-				       le->issue_ts,
-				       (unsigned long long)le->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, le->issue_event, le->issue_offset, le->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       le->flags & LDF_EXEC ? le->iseq : 0,
+			       le->pa, le->acc,
+			       "load of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       t, (unsigned long long)le->pa,
+			       le->issue_ts,
+			       (unsigned long long)le->issue_event, why);
 	}
 	for (uint64_t q = s->st.head; q < s->st.tail; q++) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
@@ -721,13 +754,15 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "was never acknowledged";
 		else if (exec && !(se->flags & STF_EXEC) && se->group == q)
 			why = "was never executed";
-		if (why)
-			msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
-				       se->flags & STF_EXEC ? se->iseq : 0,
-				       se->pa, 8,
-				       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
-				       (unsigned long long)q, t,
-				       (unsigned long long)se->pa, se->issue_ts,
-				       (unsigned long long)se->issue_event, why);
+		if (!why)
+			continue;
+		msr_eng_where(e, se->issue_event, se->issue_offset, se->issue_ts);
+		msr_eng_report(e, MSR_V_LEFTOVER, (int)t,
+			       se->flags & STF_EXEC ? se->iseq : 0,
+			       se->pa, 8,
+			       "store #%llu of strand %u at 0x%llx issued at cycle %u (event %llu) %s before the trace ended",
+			       (unsigned long long)q, t,
+			       (unsigned long long)se->pa, se->issue_ts,
+			       (unsigned long long)se->issue_event, why);
 	}
 }

@@ -13,6 +13,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
+static uint64_t st_seq32(const struct strand *s, uint32_t v)
+{
+	uint64_t last = s->st.tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
+uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
+{
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint64_t q = v ? st_seq32(s, *v) : 0;
+
+	return q >= s->st.head && q < s->st.tail ? q : 0;
+}
+
+/* Store `q` leaves the block chains (retired, dropped or popped). */
+static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
+{
+	uint64_t pa8 = se->pa & ~7ULL;
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+
+	if (!v || st_seq32(s, *v) != q)
+		return; /* a younger store heads the chain */
+	if (se->prev_same >= s->st.head && se->prev_same != q)
+		*v = (uint32_t)se->prev_same;
+	else
+		msr_map_del(&s->st_blocks, pa8);
+}
+
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 {
 	while (s->st.head < s->st.tail) {
@@ -25,6 +55,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 
 		if (!done)
 			break;
+		if (!(se->flags & STF_POPPED))
+			st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
 	if (s->st_commit_cur < s->st.head)
@@ -52,6 +84,7 @@ static void st_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       : !(se->flags & STF_ACKED)   ? "acknowledged"
 		       : !(se->flags & STF_CRETIRED) ? "retired"
 						    : "executed");
+	st_unlink(s, s->st.head, se);
 	se->flags |= STF_POPPED;
 	msr_eng_st_retire(e, s);
 }
@@ -93,6 +126,9 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 			e->st.stores++;
 	}
 	se->pa = ev->pa;
+	se->prev_same = msr_eng_st_youngest(s, ev->pa & ~7ULL);
+	if (msr_map_put(&s->st_blocks, ev->pa & ~7ULL, (uint32_t)seq) < 0)
+		e->nomem = 1;
 	for (unsigned i = 0; i < 8; i++)
 		se->data[i] = (uint8_t)(ev->data >> (56 - 8 * i));
 	se->bmask = ev->bmask;
@@ -100,6 +136,7 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
 		se->flags |= STF_RMO;
 	se->issue_event = ev->index;
+	se->issue_offset = ev->offset;
 	se->issue_ts = ev->ts;
 	s->st_live_tail = s->st.tail;
 }
@@ -117,20 +154,25 @@ static void pcommit_trim(struct msr_engine *e, struct strand *s)
 	}
 }
 
+/* The oldest uncommitted store of the strand to pa8: walk the block's chain
+ * of live stores back to its oldest uncommitted entry. */
 static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
-	for (uint64_t q = s->st_commit_cur; q < s->st.tail; q++) {
+	struct st_ent *best = NULL;
+
+	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 
-		if (se->flags & (STF_POPPED | STF_COMMITTED))
-			continue;
-		if ((se->pa & ~7ULL) == pa8) {
+		if (!se)
+			break;
+		if (!(se->flags & (STF_POPPED | STF_COMMITTED))) {
+			best = se;
 			*seq_out = q;
-			return se;
 		}
+		q = se->prev_same;
 	}
-	return NULL;
+	return best;
 }
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */
@@ -142,7 +184,7 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 	uint8_t wmask = ev->bmask & se->bmask;
 	static const uint8_t zero[8];
 
-	msr_mem_write(e, pa8, se->data, wmask, src, false);
+	msr_mem_write(e, pa8, se->data, wmask, src);
 	if (se->itype == MSR_IT_BLK_INIT_ST && !ev->l2hit) {
 		/*
 		 * An L2 miss of a block-init store zeroes the rest of the line.
@@ -155,7 +197,7 @@ static uint8_t st_apply(struct msr_engine *e, const struct msr_event *ev,
 		for (uint64_t a = l2; a < l2 + e->cfg.l2_line; a += 8)
 			msr_mem_write(e, a, zero,
 				      a == pa8 ? (uint8_t)~wmask : 0xff,
-				      a == pa8 ? src : &side, false);
+				      a == pa8 ? src : &side);
 		*zeroed = (uint8_t)~wmask;
 	}
 	return wmask;
@@ -284,18 +326,11 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->ts = ev->ts;
 	m->pa = pa8;
 	m->sseq = sseq;
-	b = msr_mem_blk(e, pa8, true);
-	if (b && m->await) {
-		/* until every core answered, MEM_SLAM stays under these bytes */
-		for (unsigned i = 0; i < 8; i++)
-			if (m->mask & (0x80u >> i))
-				b->pend[i]++;
-		m->pend_held = 1;
-	}
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
 	msr_mem_read(e, pa8, m->data, &m->known, m->src);
+	b = msr_mem_blk(e, pa8, true);
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
@@ -413,10 +448,8 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	if (update)
 		st_update_l1(e, core, m, ev);
 	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);
-	if (!m->await) {
-		msr_mab_answered(e, m);
+	if (!m->await)
 		msr_mab_retire(e);
-	}
 }
 
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
@@ -434,8 +467,12 @@ void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	}
 	g = se->group < s->st.head ? s->st.head : se->group;
-	for (uint64_t q = g; q < s->st_live_tail; q++)
-		((struct st_ent *)msr_ring_at(&s->st, q))->flags |= STF_POPPED;
+	for (uint64_t q = s->st_live_tail; q-- > g;) { /* youngest first */
+		struct st_ent *p = msr_ring_at(&s->st, q);
+
+		st_unlink(s, q, p);
+		p->flags |= STF_POPPED;
+	}
 	s->st_live_tail = g;
 	while (s->st_live_tail > s->st.head) {
 		struct st_ent *p = msr_ring_at(&s->st, s->st_live_tail - 1);

@@ -431,11 +431,14 @@ int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
 
 /*
  * After the trace ended: the number of step lines of strand `tnum` never
- * consumed (reads the rest of the log). Returns MSR_OK or an error.
+ * consumed (reads the rest of the log). Returns MSR_OK or an error. The
+ * rest of the log is counted, not kept, so memory stays bounded: lines
+ * counted this way are no longer handed out by msr_steplog_next.
  */
 int msr_steplog_remaining(struct msr_steplog *log, unsigned tnum,
 			  uint64_t *count, struct msr_error *err);
 
+/* Step lines (not comments or blank lines) parsed so far. */
 uint64_t msr_steplog_lines(const struct msr_steplog *log);
 void msr_steplog_close(struct msr_steplog *log);
 

@@ -6,8 +6,8 @@
  * program, recorded as (store each load read, total commit order). Then
  * every candidate outcome - each load reading any store to its address or
  * the initial value, times every total order of the program's stores - is
- * turned into msr_op / msr_commit streams (two schedules: ops early,
- * commits early) and run through the checker. Verdicts come from the
+ * turned into msr_op / msr_commit streams (three schedules: ops early,
+ * commits early, all ops before all commits) and run through the checker. Verdicts come from the
  * enumerator only: reachable => no tso-* violation; unreachable => at least
  * one, of a kind the test names (and tso-store-order whenever the order
  * breaks a strand's program order of stores).
@@ -258,7 +258,8 @@ static void s_emit_op(struct h_run *h, struct l_stream *s, int t)
 		h_word(op.blk[0].load, (uint64_t)rf);
 		if (!rf)
 			h_set_rf(&op.blk[0], MSR_RF_INIT, 0, 0, 0);
-		else if (!s->committed[rf])
+		else if (!s->committed[rf] && in->s_thread[rf] == t &&
+			 in->s_index[rf] < i)
 			h_set_rf(&op.blk[0], MSR_RF_BYPASS,
 				 (unsigned)in->s_thread[rf],
 				 (uint64_t)in->s_sseq[rf], 0);
@@ -290,12 +291,15 @@ static bool s_commit_ready(const struct l_stream *s)
 	       s->p->ins[s->in->s_thread[id]][s->in->s_index[id]].op == L_SWAP;
 }
 
-/* Feed one candidate; ops_first picks the schedule. */
+/* Feed one candidate. Schedule 0: ops as soon as what they read has
+ * committed; 1: commits as soon as their op executed; 2: every op first,
+ * then every commit (the checker must hold ops until their commits). */
 static void s_run(struct h_run *h, const struct l_prog *p,
 		  const struct l_info *in, const struct l_outcome *o,
-		  bool ops_first)
+		  int sched)
 {
 	struct l_stream s;
+	bool ops_first = sched == 0;
 	int k, t;
 
 	memset(&s, 0, sizeof(s));
@@ -304,6 +308,14 @@ static void s_run(struct h_run *h, const struct l_prog *p,
 	s.o = o;
 	for (k = 0; k < in->ns; k++)
 		s.copos[o->co[k]] = k + 1;
+	if (sched == 2) {
+		for (t = 0; t < p->nt; t++)
+			while (s.next_op[t] < p->n[t])
+				s_emit_op(h, &s, t);
+		while (s.next_co < in->ns)
+			s_emit_commit(h, &s);
+		return;
+	}
 	for (;;) {
 		bool more_ops = false, did = false;
 
@@ -373,7 +385,7 @@ static void check_one(const struct l_prog *p, const struct l_info *in,
 		cnt->allowed++;
 	else
 		cnt->forbidden++;
-	for (sched = 0; sched < 2; sched++) {
+	for (sched = 0; sched < 3; sched++) {
 		struct h_run *h = malloc(sizeof(*h));
 		char desc[128];
 		int n = 0;
@@ -381,7 +393,7 @@ static void check_one(const struct l_prog *p, const struct l_info *in,
 
 		cr_assert_not_null(h);
 		cr_assert_eq(h_init(h), MSR_OK);
-		s_run(h, p, in, o, sched == 0);
+		s_run(h, p, in, o, sched);
 		h_fini(h);
 		cnt->runs++;
 		for (k = 0; k < in->nl && n < 100; k++)

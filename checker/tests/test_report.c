@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 static char tmpdir[64];
@@ -367,5 +369,30 @@ Test(report, unwritable_target_is_an_io_error)
 	cr_assert_eq(msr_report_create(&cfg, NULL, &r, &err), MSR_OK);
 	cr_assert_eq(msr_report_write_yaml(r, "/nonexistent-dir/out.yaml", &err), MSR_E_IO);
 	cr_assert(strstr(err.cause[0].text, "temporary file"), "%s", err.cause[0].text);
+	msr_report_destroy(r);
+}
+
+Test(report, non_regular_targets_are_written_in_place)
+{
+	struct msr_config cfg;
+	struct msr_report *r;
+	struct msr_error err = MSR_ERROR_INIT;
+	char target[128], link[128];
+	struct stat st;
+	FILE *f;
+
+	msr_config_default(&cfg);
+	cr_assert_eq(msr_report_create(&cfg, NULL, &r, &err), MSR_OK);
+	snprintf(target, sizeof(target), "%s/real.yaml", tmpdir);
+	snprintf(link, sizeof(link), "%s/link.yaml", tmpdir);
+	f = fopen(target, "w");
+	fputs("old\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_assert_eq(msr_report_write_yaml(r, link, &err), MSR_OK, "%s", err.cause[0].text);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link is not replaced by a file");
+	cr_assert_eq(stat(target, &st), 0);
+	cr_assert_gt(st.st_size, 100, "the report went through the link");
 	msr_report_destroy(r);
 }

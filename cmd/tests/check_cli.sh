@@ -105,4 +105,49 @@ expect_rc "report replaces an existing file" 1 "$MSR" check "$LV" --steps "$LVS"
 ok $? "written through a temporary file renamed into place"
 expect_rc "unwritable report directory" 2 "$MSR" check "$LV" --steps "$LVS" -o /nonexistent/r.yaml
 
+grep -q "^msync-replay: 1 violation hidden by --strand/--cycles/--pa$" <(
+	"$MSR" check "$LV" --steps "$LVS" -o h.yaml --strand 1 2>&1 >/dev/null)
+ok $? "the summary says how many violations the filters hid"
+
+# Initial memory from an image (--image, or memory: in the config, relative
+# to the config file) instead of learning it from the first observation
+grep -v MEM_SLAM "$LV" >noslam.trace
+expect_rc "without an image memory is learned" 0 "$MSR" check noslam.trace --steps "$LVS" -o n.yaml
+[ "$(yget n.yaml summary.learned_bytes)" = 8 ]; ok $? "the first observation is learned"
+printf '@d000\n1111111111111111\n' >mem.img
+expect_rc "--image" 1 "$MSR" check noslam.trace --steps "$LVS" -o i.yaml --image mem.img
+[ "$(yget i.yaml violations.0.expected)" = 0x1111111111111111 ]; ok $? "the image value is expected"
+mkdir cfgdir && cp mem.img cfgdir/ && printf 'memory:\n  - mem.img\n' >cfgdir/c.yaml
+expect_rc "memory: in the config" 1 "$MSR" check noslam.trace --steps "$LVS" -o j.yaml --config cfgdir/c.yaml
+[ "$(yget j.yaml inputs.3.role)" = image ] && [ "$(yget j.yaml config.memory.0)" = cfgdir/mem.img ]
+ok $? "config images are resolved next to the config and listed as inputs"
+expect_rc "missing image" 2 "$MSR" check noslam.trace -o k.yaml --image nope.img
+[ "$(yget k.yaml summary.complete)" = false ]; ok $? "a missing image still gets a report"
+
+# A step log whose lines for strand 0 come only after too many lines of other
+# strands: the lookahead limit stops the run with a clear error
+{ echo "# msync-steps 1"; for i in 1 2 3 4 5; do echo "1 0x0 nop"; done; echo "0 0x0 nop"; } >far.steps
+printf 'limits:\n  step_lookahead: 4\n' >look.yaml
+printf '# msync-text 1\nSSTEP tnum=0\n' >one.trace
+expect_rc "step lookahead exceeded" 2 "$MSR" check one.trace --steps far.steps --config look.yaml -o l.yaml
+grep -q "far.steps:6: step-log lookahead limit exceeded" stderr.txt; ok $? "names the step log line and the limit"
+[ "$(yget l.yaml summary.complete)" = false ]; ok $? "and still writes a report"
+expect_rc "within the default lookahead" 1 "$MSR" check one.trace --steps far.steps -o l2.yaml --no-tso
+[ "$(yget l2.yaml violations.0.kind)" = step-log-long ]; ok $? "the other strand's lines are left over"
+
+# SIGINT while the trace is still arriving: a partial report, exit 2
+mkfifo live
+( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+writer=$!
+"$MSR" check live -o int.yaml 2>stderr.txt &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+wait "$writer"
+[ "$rc" -eq 2 ] && [ "$(yget int.yaml summary.stopped)" = interrupted ] &&
+	[ "$(yget int.yaml summary.complete)" = false ]
+ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
+
 finish

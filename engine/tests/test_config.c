@@ -187,3 +187,37 @@ Test(config, failed_load_keeps_previous_images)
 	cr_assert_eq(cfg.nimages, 1, "a file without memory: keeps the images");
 	msr_config_release(&cfg);
 }
+
+/* Mutated configurations (fixed seed): loaded or rejected with a position,
+ * never a crash, and a rejected file leaves the defaults. */
+Test(config, garbage_yaml_fails_cleanly)
+{
+	static const char base[] =
+		"system:\n  cores: 4\n  l2_banks: 8\nmemory: [a.img, b.img]\n"
+		"report: {context: 3}\nlimits:\n  step_lookahead: 100\n";
+	static const char alphabet[] = "0123456789 :-[]{},#&*!|>'\"\n\tabcxyz";
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+	char text[256], path[128];
+
+	for (int iter = 0; iter < 400; iter++) {
+		struct msr_config cfg;
+		struct msr_error err = MSR_ERROR_INIT;
+		int rc;
+
+		memcpy(text, base, sizeof(base));
+		for (int m = 0; m < 1 + iter % 3; m++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			text[rng % (sizeof(base) - 1)] =
+				alphabet[(rng >> 32) % (sizeof(alphabet) - 1)];
+		}
+		msr_config_default(&cfg);
+		rc = load_text(&cfg, text, &err, path);
+		cr_assert(rc == MSR_OK || rc == MSR_E_CONFIG, "rc=%d for:\n%s", rc, text);
+		if (rc) {
+			cr_assert(strchr(err.cause[0].where, ':'), "%s", err.cause[0].where);
+			cr_assert_eq(cfg.nimages, 0);
+		}
+		msr_config_release(&cfg);
+		remove(path);
+	}
+}

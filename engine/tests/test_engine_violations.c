@@ -377,6 +377,10 @@ Test(violation, leftover_unacknowledged_commit)
 	cr_assert_eq(t->v[0].strand, C0);
 	cr_assert_eq(t->v[0].pa, 0x100);
 	cr_assert(strstr(t->v[0].message, "core(s) 2"));
+	/* found at the end, reported at the commit that waits */
+	cr_assert_eq(t->v[0].event, 2);
+	cr_assert_eq(t->v[0].offset, 32);
+	cr_assert_eq(t->v[0].ts, 2);
 	t_free(t);
 }
 
@@ -422,5 +426,32 @@ Test(violation, mab_window_force_retires_a_silent_commit)
 	cr_assert(strstr(t->v[0].message, "force-retired"));
 	msr_engine_get_stats(t->e, &s);
 	cr_assert_eq(s.per_kind[MSR_V_LEFTOVER], 1);
+	t_free(t);
+}
+
+Test(violation, load_value_names_the_wrongly_bypassed_store)
+{
+	struct tctx *t = t_new(true);
+	const struct msr_violation *v;
+
+	step_st(t, C0, 0x1000, 8, 0xe1);
+	step_st(t, C0, 0x1000, 8, 0xe2);
+	step_ld(t, C0, 0x1000, 8, 0xe1, true); /* got the older store's data */
+	st_issue(t, C0, 0x1000, 0xe1, 0xff, MSR_IT_STORE, 1);
+	sstep(t, C0);
+	st_issue(t, C0, 0x1000, 0xe2, 0xff, MSR_IT_STORE, 2);
+	sstep(t, C0);
+	ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 3);
+	ld_data(t, C0, 0x1000, MSR_DSRC_STB, 4);
+	sstep(t, C0);
+	v = find_kind(t, MSR_V_LOAD_VALUE);
+	cr_assert_not_null(v);
+	cr_assert_str_eq(v->source, "STB");
+	cr_assert_eq(v->expected_from.sseq, 2);
+	cr_assert_eq(v->expected_from.iseq, 2);
+	cr_assert(v->observed_from.valid);
+	cr_assert_eq(v->observed_from.sseq, 1);
+	cr_assert_eq(v->observed_from.iseq, 1);
+	cr_assert_eq(v->observed_from.co, 0);
 	t_free(t);
 }

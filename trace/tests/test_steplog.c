@@ -343,3 +343,42 @@ Test(steplog, reads_zstd_logs)
 	cr_assert_eq(s.op, MSR_STEP_NOP);
 	msr_steplog_close(log);
 }
+
+/* Mutated logs (fixed seed): every outcome is a step, the end, or a format
+ * error with a position; never a crash or another status. */
+Test(steplog, mutated_logs_fail_cleanly)
+{
+	static const char base[] =
+		"# msync-steps 1\n3 0x100 ld pa=0x102000 size=4 ld=deadbeef\n"
+		"3 0x104 cas pa=0x104000 size=8 ld=0000000000000001 st=0000000000000002\n"
+		"9 0x108 membar mask=0x2\n";
+	static const char alphabet[] = "0123456789abcdefx =#\n\t\r-zpaldstmkqbc";
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+	char text[256], path[128];
+
+	for (int iter = 0; iter < 400; iter++) {
+		struct msr_steplog *log;
+		struct msr_error err = MSR_ERROR_INIT;
+		struct msr_step s;
+		int rc, guard = 0;
+
+		memcpy(text, base, sizeof(base));
+		for (int m = 0; m < 1 + iter % 4; m++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			text[16 + rng % (sizeof(base) - 17)] =
+				alphabet[(rng >> 32) % (sizeof(alphabet) - 1)];
+		}
+		cr_assert_eq(open_text(text, 0, &log, &err, path), MSR_OK);
+		for (unsigned t = 0; t < 64; t++) {
+			while ((rc = msr_steplog_next(log, t, &s, &err)) == MSR_OK)
+				cr_assert_lt(++guard, 10);
+			if (rc != MSR_END)
+				break;
+		}
+		cr_assert(rc == MSR_END || rc == MSR_E_FORMAT, "rc=%d for:\n%s", rc, text);
+		if (rc == MSR_E_FORMAT)
+			cr_assert(strchr(err.cause[0].where, ':'), "%s", err.cause[0].where);
+		msr_steplog_close(log);
+		unlink(path);
+	}
+}

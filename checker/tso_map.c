@@ -1,0 +1,121 @@
+/*
+ * tso_map.c - the open-addressing map of the TSO pass, keyed by an 8-byte
+ * block address (power-of-two capacity, linear probing, splitmix hash).
+ * Entries are fixed-size and start with `uint64_t key` (pa8 + 1; 0 =
+ * empty). It knows nothing of TSO and never allocates except to grow.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tso-internal.h"
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
+{
+	m->slots = calloc(cap, esz);
+	m->esz = esz;
+	m->cap = m->slots ? cap : 0;
+	m->n = 0;
+	return m->slots ? 0 : -1;
+}
+
+void *tso_map_slot(const struct tso_map *m, size_t i)
+{
+	return m->slots + i * m->esz;
+}
+
+static int map_grow(struct tso_map *m)
+{
+	struct tso_map nm;
+	size_t i;
+
+	if (tso_map_init(&nm, m->esz, m->cap * 2) < 0)
+		return -1;
+	for (i = 0; i < m->cap; i++) {
+		uint64_t key;
+		size_t j;
+
+		memcpy(&key, tso_map_slot(m, i), sizeof(key));
+		if (!key)
+			continue;
+		j = hash64(key) & (nm.cap - 1);
+		for (;;) {
+			uint64_t k2;
+
+			memcpy(&k2, tso_map_slot(&nm, j), sizeof(k2));
+			if (!k2)
+				break;
+			j = (j + 1) & (nm.cap - 1);
+		}
+		memcpy(tso_map_slot(&nm, j), tso_map_slot(m, i), m->esz);
+		nm.n++;
+	}
+	free(m->slots);
+	*m = nm;
+	return 0;
+}
+
+/* Entry of block `pa8`; created (zeroed) when `create`. NULL when absent
+ * or out of memory (t->nomem is set by the caller's check). */
+void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	if (create && (m->n + 1) * 2 > m->cap && map_grow(m) < 0)
+		return NULL;
+	i = hash64(key) & (m->cap - 1);
+	for (;;) {
+		void *e = tso_map_slot(m, i);
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k) {
+			if (!create)
+				return NULL;
+			memset(e, 0, m->esz);
+			memcpy(e, &key, sizeof(key));
+			m->n++;
+			return e;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+/* Remove the entry at `e` (linear probing: shift later entries back). */
+void tso_map_del(struct tso_map *m, void *e)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, tso_map_slot(m, j), sizeof(key));
+		if (!key)
+			break;
+		h = hash64(key) & mask;
+		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(tso_map_slot(m, i), tso_map_slot(m, j), m->esz);
+			i = j;
+		}
+	}
+	memset(tso_map_slot(m, i), 0, m->esz);
+	m->n--;
+}
