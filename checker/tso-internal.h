@@ -130,7 +130,7 @@ struct msr_tso {
 
 #define TSO_IO_BIT (1ull << 39)
 
-static inline bool overlaps(uint64_t pa, unsigned size, uint64_t lo,
+static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 			    unsigned n)
 {
 	return pa < lo + n && lo < pa + size;

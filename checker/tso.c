@@ -535,26 +535,25 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 /* Witness for a byte whose interval ends at or before the position. */
 static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		       struct tso_load *l, const struct tso_byte *b,
-		       bool rmo, const struct tso_wit *self)
+		       const struct tso_wit *self)
 {
-	if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF &&
-	    overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
+	if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF &&
+	    tso_overlaps(s->w_ll.via_pa, s->w_ll.via_size, b->pa, 1))
 		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_COHERENCE, b);
 	else if (s->f_sl >= b->hi && s->w_sl.type == TSO_WIT_OWN)
 		tso_report_stale(t, l, &s->w_sl, MSR_V_TSO_MEMBAR, b);
-	else if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_OWN)
+	else if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_OWN)
 		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_MEMBAR, b);
-	else if (!rmo && s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF)
+	else if (s->f_ll >= b->hi && s->w_ll.type == TSO_WIT_RF)
 		tso_report_stale(t, l, &s->w_ll, MSR_V_TSO_LOAD_ORDER, b);
 	else
 		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
 }
 
-/* Place a (piece of a) plain load. RMO pieces (block loads) are ordered
- * only by barriers. */
+/* Place a load (or one 16-byte piece of a block load) after the strand's
+ * earlier loads and barriers. */
 static void place_load(struct msr_tso *t, struct tso_strand *s,
-		       const struct msr_op *op, unsigned b0, unsigned bn,
-		       bool rmo)
+		       const struct msr_op *op, unsigned b0, unsigned bn)
 {
 	struct tso_load *l = &t->ld;
 	struct tso_wit self;
@@ -587,18 +586,47 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 	p = lo;
 	if (s->f_sl > p)
 		p = s->f_sl;
-	if (!rmo && s->f_ll > p)
+	if (s->f_ll > p)
 		p = s->f_ll;
 	for (i = 0; i < l->nb && !l->reported; i++)
 		if (l->b[i].hi && p >= l->b[i].hi)
-			stale_pick(t, s, l, &l->b[i], rmo, &self);
-	if (!rmo && p > s->f_ll) {
+			stale_pick(t, s, l, &l->b[i], &self);
+	if (p > s->f_ll) {
 		s->f_ll = p;
 		s->w_ll = p == lo ? self : s->w_sl;
 		s->w_ll.via = l->self; /* the load that holds the position */
 		s->w_ll.via_pa = op->pa;
 		s->w_ll.via_size = op->size;
 	}
+}
+
+/*
+ * A block load returns four 16-byte pieces, each single-copy atomic but not
+ * atomic together: each piece follows the strand's earlier loads, the
+ * pieces are unordered among themselves, and later loads follow them all.
+ */
+static void place_block_load(struct msr_tso *t, struct tso_strand *s,
+			     const struct msr_op *op)
+{
+	uint64_t f0 = s->f_ll, fmax = s->f_ll;
+	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
+	unsigned b, n;
+
+	for (b = 0; b < op->nblocks; b += n) {
+		for (n = 1; b + n < op->nblocks &&
+			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
+		     n++)
+			;
+		s->f_ll = f0;
+		s->w_ll = w0;
+		place_load(t, s, op, b, n);
+		if (s->f_ll > fmax) {
+			fmax = s->f_ll;
+			wmax = s->w_ll;
+		}
+	}
+	s->f_ll = fmax;
+	s->w_ll = wmax;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -717,7 +745,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	unsigned i, b;
 
 	if (!co_a) { /* never committed: check it as a plain load */
-		place_load(t, s, op, 0, op->nblocks, false);
+		place_load(t, s, op, 0, op->nblocks);
 		goto store;
 	}
 	q = co_a - 1;
@@ -755,24 +783,15 @@ store:
 static void op_run(struct msr_tso *t, struct tso_strand *s,
 		   const struct msr_op *op)
 {
-	unsigned b, n;
-
 	switch (op->kind) {
 	case MSR_OP_LOAD:
 		if (op->pa & TSO_IO_BIT)
 			return; /* non-cacheable: outside TSO */
 		if (op->step_op != MSR_STEP_LDBLK) {
-			place_load(t, s, op, 0, op->nblocks, false);
+			place_load(t, s, op, 0, op->nblocks);
 			return;
 		}
-		/* block load: four independent 16-byte pieces */
-		for (b = 0; b < op->nblocks; b += n) {
-			for (n = 1; b + n < op->nblocks &&
-				    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
-			     n++)
-				;
-			place_load(t, s, op, b, n, true);
-		}
+		place_block_load(t, s, op);
 		return;
 	case MSR_OP_STORE:
 		run_store(t, s, op);

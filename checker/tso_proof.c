@@ -153,7 +153,7 @@ void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
 		return;
 	l->reported = true;
 	tso_proof_store(t, c, pa, &sp);
-	tso_report_init(&r, overlaps(l->op->pa, l->op->size, sp.pa, sp.size)
+	tso_report_init(&r, tso_overlaps(l->op->pa, l->op->size, sp.pa, sp.size)
 				    ? MSR_V_TSO_COHERENCE
 				    : MSR_V_TSO_LOAD_STORE,
 			l->op);
@@ -295,7 +295,7 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 	struct tso_report r;
 	struct msr_proof_op me;
 	char dw[96];
-	bool coh = overlaps(w->via_pa, w->via_size, op->pa, op->size);
+	bool coh = tso_overlaps(w->via_pa, w->via_size, op->pa, op->size);
 
 	tso_report_init(&r, coh ? MSR_V_TSO_COHERENCE : MSR_V_TSO_LOAD_STORE,
 			op);

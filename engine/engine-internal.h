@@ -3,7 +3,8 @@
  * shared by the engine's source files.
  *
  * Per strand: load and store rings (the store ring holds the store buffer,
- * the retired buffer and the RMO buffer as entry states), a ring of the
+ * the retired buffer and the RMO buffer as entry states) with per-key
+ * chains of their live entries (youngest first), a ring of the
  * strand's pending commits and a small FIFO of outstanding L1 misses. Global:
  * the memory access buffer (MAB) of entries that await acknowledgements, one
  * EVICT FIFO per L2 bank, the per-core L1 pieces, the sparse memory image
@@ -101,9 +102,7 @@ struct strand {
 	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
 	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
 	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
-	uint64_t ld_data_cur;     /* no data-less live load below this seq */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
-	uint64_t st_commit_cur;   /* no uncommitted live store below this */
 	uint64_t st_exec_cur;
 	uint64_t st_ack_cur;      /* normal stores below are acked/skipped */
 	uint64_t st_rmo_ack_cur;  /* RMO stores below are acked */

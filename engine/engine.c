@@ -190,8 +190,8 @@ int msr_engine_create(const struct msr_config *cfg,
 		if (msr_map_init(&s->st_blocks, 16) < 0 ||
 		    msr_map_init(&s->ld_keys, 16) < 0)
 			goto nomem;
-		s->ld_data_cur = s->ld_exec_cur = s->ld_live_tail = 1;
-		s->st_commit_cur = s->st_exec_cur = s->st_live_tail = 1;
+		s->ld_exec_cur = s->ld_live_tail = 1;
+		s->st_exec_cur = s->st_live_tail = 1;
 		s->st_ack_cur = s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);

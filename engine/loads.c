@@ -4,9 +4,9 @@
  * the store buffer, the core's L1 or L2), LD_FILL (L1 pieces as of the
  * LD_DATA) and LD_POP.
  *
- * Lookups walk only the strand's own load ring from a cursor (bounded by
- * the strand's in-flight loads, normally the first entry matches); nothing
- * here scans the MAB or allocates per event.
+ * Lookups walk per-strand chains of live loads with the same key (8-byte
+ * block, or address for I/O) and of live stores to the same block; nothing
+ * here scans the MAB or a whole ring, or allocates per event.
  */
 #include "engine-internal.h"
 
@@ -69,8 +69,6 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 			ld_unlink(s, s->ld.head, le);
 		s->ld.head++;
 	}
-	if (s->ld_data_cur < s->ld.head)
-		s->ld_data_cur = s->ld.head;
 	if (s->ld_exec_cur < s->ld.head)
 		s->ld_exec_cur = s->ld.head;
 	if (s->ld_live_tail < s->ld.head)
@@ -338,13 +336,6 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
 		if (l2 && l2->group == le->group &&
 		    !(l2->flags & (LDF_DATA | LDF_POPPED)))
 			ld_capture(e, t, l2, seq + 1, ev);
-	}
-	while (s->ld_data_cur < s->ld.tail) {
-		struct ld_ent *c = msr_ring_at(&s->ld, s->ld_data_cur);
-
-		if (!(c->flags & (LDF_POPPED | LDF_DATA)))
-			break;
-		s->ld_data_cur++;
 	}
 	ld_done_check(e, s);
 }

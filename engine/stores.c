@@ -5,8 +5,9 @@
  *
  * A store entry stays in its strand's ring (store buffer, then retired or
  * RMO buffer) and bypass-searchable until its commit has retired from the
- * MAB. Lookups walk only the strand's own rings from cursors; nothing here
- * scans the MAB or allocates per event.
+ * MAB. Commits bind through the strand's chain of live stores to the block
+ * (youngest first, kept here for the bypass decision too); acks use cursors;
+ * nothing here scans the MAB or allocates per event.
  */
 #include "engine-internal.h"
 
@@ -59,8 +60,6 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 			st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
-	if (s->st_commit_cur < s->st.head)
-		s->st_commit_cur = s->st.head;
 	if (s->st_exec_cur < s->st.head)
 		s->st_exec_cur = s->st.head;
 	if (s->st_ack_cur < s->st.head)
@@ -341,13 +340,6 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 			e->nomem = 1;
 	}
 	st_emit_commit(e, ev, se, sseq, m, zeroed);
-	while (s->st_commit_cur < s->st.tail) {
-		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
-
-		if (!(c->flags & (STF_POPPED | STF_COMMITTED)))
-			break;
-		s->st_commit_cur++;
-	}
 	msr_mab_retire(e);
 }
 

@@ -616,7 +616,7 @@ Test(litmus, random_programs)
 
 	cr_assert_not_null(set);
 	memset(&total, 0, sizeof(total));
-	for (n = 0; n < 120; n++) {
+	for (n = 0; n < 60; n++) {
 		struct l_prog p;
 		struct l_info in;
 		struct m_state s0;
@@ -631,7 +631,7 @@ Test(litmus, random_programs)
 		rfs(&p, &in, set, &o, 0, &total);
 	}
 	fprintf(stderr,
-		"litmus random x120     candidates=%u allowed=%u forbidden=%u "
+		"litmus random x60      candidates=%u allowed=%u forbidden=%u "
 		"runs=%u\n", total.candidates, total.allowed, total.forbidden,
 		total.runs);
 	free(set);
