@@ -90,6 +90,8 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
+	uint64_t mpos;  /* MAB tail at its LD_DATA: older commits are in data */
+	bool dead;      /* invalidated by a newer commit/evict before the fill */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
@@ -235,6 +237,14 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s);
+/*
+ * The MAB entry `mseq` (a commit, or an EVICT when m is NULL) reached
+ * `core` before the LD_FILL of a miss whose data predates it: an
+ * invalidation kills that fill, an own-core update (m) patches it.
+ */
+void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
+			  unsigned len, uint64_t mseq, const struct mab_ent *m,
+			  bool update);
 
 /* stores.c */
 /* Youngest live store of the strand to block pa8 (0 = none). */

@@ -97,7 +97,11 @@ static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
 
 		if (!se)
 			return;
-		if (se->flags & (STF_POPPED | STF_CRETIRED)) {
+		/* searchable while in the store buffer (until its ack) and,
+		 * once acked, until its commit has retired */
+		if ((se->flags & STF_POPPED) ||
+		    (se->flags & (STF_ACKED | STF_CRETIRED)) ==
+			    (STF_ACKED | STF_CRETIRED)) {
 			q = se->prev_same;
 			continue;
 		}
@@ -227,6 +231,8 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	s->fill_n++;
 	f->line = line;
 	f->lseq = seq;
+	f->mpos = e->mab.tail;
+	f->dead = false;
 	for (unsigned k = 0; k < e->line / 8; k++)
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
@@ -345,7 +351,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; k < e->line / 8; k++) {
+		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
 			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
 							true);
 
@@ -367,6 +373,41 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 	msr_eng_report(e, MSR_V_UNMATCHED_LD_FILL, (int)t, 0, ev->pa, e->line,
 		       "strand %u filled the L1 line 0x%llx of core %u at cycle %u, but it has no outstanding L2 load miss to that line",
 		       t, (unsigned long long)line, core, ev->ts);
+}
+
+/*
+ * The core applies its crossbar returns in order: a data return (LD_DATA)
+ * is written into L1 before any invalidation or update queued behind it,
+ * even when the monitor reports the LD_FILL after that answer. So an
+ * answer for a commit (or EVICT) newer than the fill's data acts on the
+ * fill: an invalidation drops it, an update patches its piece. An answer
+ * for an older entry left the fill alone: its data already holds the store.
+ */
+void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
+			  unsigned len, uint64_t mseq, const struct mab_ent *m,
+			  bool update)
+{
+	uint64_t lmask = (uint64_t)e->line - 1;
+
+	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
+		struct strand *s = &e->strands[t];
+
+		for (unsigned i = 0; i < s->fill_n; i++) {
+			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+			unsigned k = (unsigned)((pa & lmask) / 8);
+
+			if (f->dead || f->mpos > mseq ||
+			    f->line + e->line <= pa || f->line >= pa + len)
+				continue;
+			if (!update) {
+				f->dead = true;
+				continue;
+			}
+			memcpy(f->data + 8 * k, m->data, 8);
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+			f->known[k] = m->known;
+		}
+	}
 }
 
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)

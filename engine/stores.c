@@ -382,7 +382,8 @@ void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
 }
 
 static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
-				       uint64_t line, uint32_t bit)
+				       uint64_t line, uint32_t bit,
+				       uint64_t *seq_out)
 {
 	uint64_t lmask = ~(uint64_t)(e->line - 1);
 
@@ -391,8 +392,10 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
 		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
 
-		if (m && (m->await & bit) && (m->pa & lmask) == line)
+		if (m && (m->await & bit) && (m->pa & lmask) == line) {
+			*seq_out = *mseq;
 			return m;
+		}
 	}
 	return NULL;
 }
@@ -419,9 +422,10 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	unsigned core = update ? t / e->tpc : ev->cid;
 	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
 	struct mab_ent *m = NULL;
+	uint64_t mseq = 0;
 
 	if (core < e->cfg.cores)
-		m = st_find_pending(e, &e->strands[t], line, 1u << core);
+		m = st_find_pending(e, &e->strands[t], line, 1u << core, &mseq);
 	if (!update && core < e->cfg.cores)
 		msr_l1_drop_range(e, core, line, e->line);
 	if (!m) {
@@ -436,6 +440,7 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	m->await &= ~(1u << core);
 	if (update)
 		st_update_l1(e, core, m, ev);
+	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);
 	if (!m->await)
 		msr_mab_retire(e);
 }
