@@ -465,7 +465,7 @@ static void pending_start(struct msr_report *r, size_t entry)
 	const struct msr_violation *v = &r->list.e[entry].v;
 	unsigned want = r->cfg.context_after, slot = 0;
 	struct report_pending *p;
-	size_t n;
+	size_t n, nprev = 0;
 
 	if (!r->pend_evs || !want)
 		return;
@@ -487,11 +487,22 @@ static void pending_start(struct msr_report *r, size_t entry)
 	p->pa8 = context_block(v);
 	p->n = 0;
 	r->npending++;
-	n = msr_history_context(r->hist, p->strand, p->pa8, UINT64_MAX,
-				MSR_CONTEXT_MAX, r->ctxbuf);
+	/* walk back in batches to the violation's event; the batch after the
+	 * one that reaches it supplies the rest (want <= one batch) */
+	for (uint64_t at = UINT64_MAX;;) {
+		n = msr_history_context(r->hist, p->strand, p->pa8, at,
+					MSR_CONTEXT_MAX, r->ctxbuf);
+		if (n < MSR_CONTEXT_MAX || r->ctxbuf[0].index <= v->event)
+			break;
+		memcpy(r->ctxprev, r->ctxbuf, n * sizeof(r->ctxbuf[0]));
+		nprev = n;
+		at = r->ctxbuf[0].index - 1;
+	}
 	for (size_t i = 0; i < n && p->n < want; i++)
 		if (r->ctxbuf[i].index > v->event)
 			p->evs[p->n++] = r->ctxbuf[i];
+	for (size_t i = 0; i < nprev && p->n < want; i++)
+		p->evs[p->n++] = r->ctxprev[i];
 	if (p->n == want)
 		pending_finish(r, p);
 }

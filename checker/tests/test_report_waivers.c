@@ -274,3 +274,47 @@ Test(report_waivers, pending_after_contexts_are_bounded)
 	msr_report_destroy(r);
 	msr_history_destroy(h);
 }
+
+Test(report_waivers, late_violation_reaches_back_past_one_batch)
+{
+	struct msr_config cfg;
+	struct msr_report *r;
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	const char *const *lines;
+	struct msr_violation v;
+
+	msr_config_default(&cfg);
+	cfg.context_after = 4;
+	cr_assert_eq(msr_history_create(1024, &h, &err), MSR_OK);
+	cr_assert_eq(msr_report_create(&cfg, h, &r, &err), MSR_OK);
+	for (uint64_t i = 0; i < 300; i++)
+		feed(h, r, i, 6, 0x4000);
+	/* about event 100, found 200 events of the same strand later */
+	v = make_violation(MSR_V_TSO_LOAD_ORDER, 6, 1, 0x4000, 100);
+	msr_report_add(r, &v);
+	cr_assert_eq(msr_report_get_context_after(r, 0, &lines), 4);
+	for (unsigned i = 0; i < 4; i++) {
+		char want[24];
+
+		snprintf(want, sizeof(want), "event=%u ", 101 + i);
+		cr_assert(!strncmp(lines[i], want, strlen(want)), "%s", lines[i]);
+	}
+	/* across a batch border: two from one batch, two from the next */
+	v = make_violation(MSR_V_TSO_LOAD_ORDER, 6, 3, 0x4000, 233);
+	msr_report_add(r, &v);
+	cr_assert_eq(msr_report_get_context_after(r, 1, &lines), 4);
+	cr_assert(!strncmp(lines[0], "event=234 ", 10), "%s", lines[0]);
+	cr_assert(!strncmp(lines[3], "event=237 ", 10), "%s", lines[3]);
+	/* right at a batch border: the first 64 after are exactly one batch */
+	v = make_violation(MSR_V_TSO_LOAD_ORDER, 6, 2, 0x4000, 235);
+	cfg.context_after = 64;
+	msr_report_destroy(r);
+	cr_assert_eq(msr_report_create(&cfg, h, &r, &err), MSR_OK);
+	msr_report_add(r, &v);
+	cr_assert_eq(msr_report_get_context_after(r, 0, &lines), 64);
+	cr_assert(!strncmp(lines[0], "event=236 ", 10), "%s", lines[0]);
+	cr_assert(!strncmp(lines[63], "event=299 ", 10), "%s", lines[63]);
+	msr_report_destroy(r);
+	msr_history_destroy(h);
+}
