@@ -171,4 +171,22 @@ expect_rc "report.context_after in the config" 1 "$MSR" check rep.trace --no-tso
 [ "$(ylen c3.yaml violations.0.context_after)" = 1 ]; ok $? "config sets the after side"
 expect_rc "--context-after out of range" 2 "$MSR" check --context-after 65 rep.trace
 
+# The demo dump: a TSO violation the TSO pass finds after its event
+DEMO="$MSR_SOURCE_ROOT/testdata/demo"
+expect_rc "demo" 1 "$MSR" check "$DEMO/nas.trace.zst" --steps "$DEMO/steps.log.zst" -o demo.yaml
+python3 - demo.yaml <<'PY'
+import sys, yaml
+v = yaml.safe_load(open(sys.argv[1]))["violations"][0]
+after = [int(l.split()[0].split("=")[1]) for l in v["context_after"]]
+before = [int(l.split()[0].split("=")[1]) for l in v["context"]]
+assert len(after) == 8 and len(before) == 8, (len(before), len(after))
+assert all(e > v["event"] for e in after) and after == sorted(after), after
+assert max(before) == v["event"] and before == sorted(before), before
+PY
+ok $? "TSO violation: 8 events before through its own, 8 after, in order"
+printf 'waivers:\n  - {fingerprint: "%s", reason: demo fault}\n' "$(yget demo.yaml violations.0.fingerprint)" >demo-w.yaml
+expect_rc "demo with its TSO violation waived" 0 "$MSR" check "$DEMO/nas.trace.zst" --steps "$DEMO/steps.log.zst" -c demo-w.yaml -o demo-w.yaml.out
+[ "$(yget demo-w.yaml.out waived.0.kind)" = "$(yget demo.yaml violations.0.kind)" ]
+ok $? "the waived TSO violation is listed under waived"
+
 finish
