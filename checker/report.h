@@ -4,12 +4,15 @@
  * report").
  *
  * Contract: the collector takes violations as they arrive (in the order
- * found), numbers them V1, V2, ..., gives each a stable fingerprint, applies
- * the report filters (strands, cycles, addresses: filtered-out violations
- * are counted, never shown), keeps at most `max_violations` of them (all
- * are counted) and copies, at the moment each one arrives, its context: the
- * last N events that touched the same strand or the same 8-byte block, from
- * the caller's msr_history. The writer emits with libyaml (never printf),
+ * found), gives each a stable fingerprint, matches it against the
+ * configuration's waivers, applies the report filters (strands, cycles,
+ * addresses: filtered-out violations are counted, never shown), merges
+ * repeats of a fingerprint into one entry with a count, numbers the entries
+ * V1, V2, ... (waived ones W1, W2, ... in their own list), keeps at most
+ * `max_violations` entries per list (all are counted) and copies its
+ * context: the last N events up to the violation that touched the same
+ * strand or the same 8-byte block, from the caller's msr_history, and the
+ * next M such events as they arrive (msr_report_observe). The writer emits with libyaml (never printf),
  * to a temporary file in the target directory renamed into place, so no
  * half-written report is ever left behind. It never reads traces itself,
  * never exits, and keeps no global state.
@@ -103,18 +106,28 @@ int msr_report_add_input(struct msr_report *r, const char *role,
 
 /*
  * Take one violation (copied). Returns true when it was shown (passed the
- * filter), whether or not it was kept (max_violations). Suitable as the
- * body of a msr_engine_sink violation callback.
+ * filter and no waiver matched it), whether or not it was kept
+ * (max_violations) or merged into an earlier entry of the same
+ * fingerprint. Suitable as the body of a msr_engine_sink violation callback.
  */
 bool msr_report_add(struct msr_report *r, const struct msr_violation *v);
 
 /* Engine sink callback: ctx is the struct msr_report. */
 void msr_report_sink_violation(void *ctx, const struct msr_violation *v);
 
+/*
+ * Every event, in stream order, after msr_history_add and before the
+ * engine sees it: completes the after-context of pending violations.
+ */
+void msr_report_observe(struct msr_report *r, const struct msr_event *ev);
+
+/* Set the run totals; also completes the after-contexts still pending
+ * (the trace ended, or the run stopped). */
 void msr_report_set_summary(struct msr_report *r,
 			    const struct msr_report_summary *s);
 
-/* Counts: violations shown (found and not filtered out), kept, filtered. */
+/* Counts: violations shown (found, not filtered out, not waived), entries
+ * kept, filtered. */
 uint64_t msr_report_shown(const struct msr_report *r);
 uint64_t msr_report_filtered(const struct msr_report *r);
 size_t msr_report_kept(const struct msr_report *r);
@@ -127,6 +140,25 @@ const struct msr_violation *msr_report_get(const struct msr_report *r,
 const char *msr_report_get_fingerprint(const struct msr_report *r, size_t i);
 size_t msr_report_get_context(const struct msr_report *r, size_t i,
 			      const char *const **lines);
+/* The events after it, its occurrence count and its latest event. */
+size_t msr_report_get_context_after(const struct msr_report *r, size_t i,
+				    const char *const **lines);
+uint64_t msr_report_get_count(const struct msr_report *r, size_t i);
+uint64_t msr_report_get_last_event(const struct msr_report *r, size_t i);
+
+/* The shown violation with the lowest event index (the first found of
+ * those), NULL when none; *index = its entry, SIZE_MAX when not listed. */
+const struct msr_violation *msr_report_first(const struct msr_report *r,
+					     size_t *index);
+
+/* Waived violations: how many (all occurrences), the listed entries, and
+ * how often each configured waiver matched (0 = unused). */
+uint64_t msr_report_waived(const struct msr_report *r);
+size_t msr_report_waived_kept(const struct msr_report *r);
+const struct msr_violation *msr_report_get_waived(const struct msr_report *r,
+						  size_t i, uint64_t *count,
+						  const char **reason);
+uint64_t msr_report_waiver_uses(const struct msr_report *r, unsigned w);
 
 /*
  * Write the YAML report to `path` ("-" or NULL = standard output) through

@@ -215,7 +215,7 @@ static void write_properties(FILE *f, const struct msr_report *r)
 	property_u64(f, "summary.events", r->sum.events);
 	property_u64(f, "summary.steps", r->sum.steps);
 	property_u64(f, "summary.violations", r->shown);
-	property_u64(f, "summary.listed", r->nkept);
+	property_u64(f, "summary.listed", r->list.n);
 	property_u64(f, "summary.filtered_out", r->filtered);
 	property(f, "summary.complete", r->sum.complete ? "true" : "false");
 	fputs("    </properties>\n", f);
@@ -258,15 +258,18 @@ static void write_replay(FILE *f, const struct msr_report *r, const char *cls)
 
 static void violation_line(FILE *f, const struct msr_report *r, size_t i)
 {
-	const struct report_entry *e = &r->entries[i];
+	const struct report_entry *e = &r->list.e[i];
 	const struct msr_violation *v = &e->v;
 
 	fprintf(f, "V%zu fingerprint=%s", i + 1, e->fp);
 	if (v->strand >= 0)
 		fprintf(f, " strand=%d", v->strand);
-	fprintf(f, " iseq=%llu pa=0x%010llx ts=%u event=%llu: ",
+	fprintf(f, " iseq=%llu pa=0x%010llx ts=%u event=%llu",
 		(unsigned long long)v->iseq, (unsigned long long)v->pa, v->ts,
 		(unsigned long long)v->event);
+	if (e->count > 1)
+		fprintf(f, " count=%llu", (unsigned long long)e->count);
+	fputs(": ", f);
 	xml_text(f, v->message, false);
 	fputc('\n', f);
 }
@@ -293,8 +296,8 @@ static void write_kind(FILE *f, const struct msr_report *r, const char *cls,
 	xml_attr(f, "type", name);
 	xml_attr(f, "message", msg);
 	fputs(">", f);
-	for (size_t i = 0; i < r->nkept; i++)
-		if (r->entries[i].v.kind == k) {
+	for (size_t i = 0; i < r->list.n; i++)
+		if (r->list.e[i].v.kind == k) {
 			violation_line(f, r, i);
 			listed++;
 		}

@@ -2,7 +2,8 @@
  * report_yaml.c - writes the collected report as one YAML document with
  * libyaml's emitter (PRODUCT.md "The violation report").
  *
- * Layout: tool, inputs, config, summary, violations. Lines never fold
+ * Layout: tool, inputs, config, summary, violations, waived,
+ * unused_waivers. Lines never fold
  * (width -1); hex values and every string a YAML 1.1 reader would retype
  * (0x.., 007, no, on, ...) are double-quoted. The document goes to a
  * temporary file in the target directory that is renamed into place only
@@ -205,11 +206,13 @@ static void write_config(struct yw *w, const struct msr_report *r)
 		str(w, c->images[i]);
 	seq_end(w);
 	kv_u64(w, "context", c->context_len);
+	kv_u64(w, "context_after", c->context_after);
 	kv_u64(w, "max_violations", c->max_violations);
 	kv_u64(w, "step_lookahead", c->step_lookahead);
 	kv_u64(w, "max_inflight", c->max_inflight);
 	kv_u64(w, "mab_window", c->mab_window);
 	kv_bool(w, "tso", r->sum.tso);
+	kv_u64(w, "waivers", c->nwaivers);
 	if (f->by_strand || f->by_cycles || f->by_pa) {
 		scalar(w, "filters", false);
 		map_start(w, false);
@@ -221,6 +224,29 @@ static void write_config(struct yw *w, const struct msr_report *r)
 			kv_str(w, "pa", f->pa_text);
 		map_end(w);
 	}
+	map_end(w);
+}
+
+/* The shown violation with the lowest event: where debugging starts. */
+static void write_first(struct yw *w, const struct msr_report *r)
+{
+	const struct msr_violation *v = r->has_first ? &r->first : NULL;
+	const char *kind = v ? msr_vkind_name(v->kind) : NULL;
+	char id[24];
+
+	if (!v)
+		return;
+	scalar(w, "first", false);
+	map_start(w, true);
+	if (r->first_entry != NO_ENTRY) {
+		snprintf(id, sizeof(id), "V%zu", r->first_entry + 1);
+		kv_str(w, "id", id);
+	}
+	kv_str(w, "kind", kind ? kind : "unknown");
+	if (v->strand >= 0)
+		kv_int(w, "strand", v->strand);
+	kv_u64(w, "iseq", v->iseq);
+	kv_u64(w, "event", v->event);
 	map_end(w);
 }
 
@@ -241,7 +267,9 @@ static void write_summary(struct yw *w, const struct msr_report *r)
 	kv_u64(w, "other_messages", s->other_messages);
 	kv_u64(w, "learned_bytes", s->learned_bytes);
 	kv_u64(w, "violations", r->shown);
-	kv_u64(w, "listed", r->nkept);
+	write_first(w, r);
+	kv_u64(w, "listed", r->list.n);
+	kv_u64(w, "waived", r->waived);
 	kv_u64(w, "filtered_out", r->filtered);
 	scalar(w, "per_kind", false);
 	map_start(w, false);
@@ -308,7 +336,7 @@ static void write_proof(struct yw *w, const struct msr_violation *v)
 
 static void write_violation(struct yw *w, const struct msr_report *r, size_t i)
 {
-	const struct report_entry *e = &r->entries[i];
+	const struct report_entry *e = &r->list.e[i];
 	const struct msr_violation *v = &e->v;
 	const char *kind = msr_vkind_name(v->kind);
 	char id[24];
@@ -330,6 +358,8 @@ static void write_violation(struct yw *w, const struct msr_report *r, size_t i)
 	kv_u64(w, "ts", v->ts);
 	kv_u64(w, "event", v->event);
 	kv_u64(w, "offset", v->offset);
+	kv_u64(w, "count", e->count);
+	kv_u64(w, "last_event", e->last_event);
 	if (v->has_values) {
 		kv_bytes(w, "expected", v->expected, v->vlen);
 		kv_bytes(w, "observed", v->observed, v->vlen);
@@ -346,7 +376,84 @@ static void write_violation(struct yw *w, const struct msr_report *r, size_t i)
 	for (unsigned c = 0; c < e->nctx; c++)
 		scalar(w, e->ctx[c], true);
 	seq_end(w);
+	scalar(w, "context_after", false);
+	seq_start(w, false);
+	for (unsigned c = 0; c < e->nafter; c++)
+		scalar(w, e->after[c], true);
+	seq_end(w);
 	map_end(w);
+}
+
+/* Where a waiver is defined: "file:line". */
+static void kv_waiver_at(struct yw *w, const struct msr_report *r, unsigned i)
+{
+	char at[4200];
+
+	snprintf(at, sizeof(at), "%s:%u",
+		 r->cfg.waiver_file ? r->cfg.waiver_file : "config",
+		 r->cfg.waivers[i].line);
+	kv_str(w, "waiver", at);
+}
+
+static void write_waived(struct yw *w, const struct msr_report *r)
+{
+	scalar(w, "waived", false);
+	seq_start(w, false);
+	for (size_t i = 0; i < r->wlist.n; i++) {
+		const struct report_entry *e = &r->wlist.e[i];
+		const char *kind = msr_vkind_name(e->v.kind);
+		char id[24];
+
+		snprintf(id, sizeof(id), "W%zu", i + 1);
+		map_start(w, false);
+		kv_str(w, "id", id);
+		kv_str(w, "kind", kind ? kind : "unknown");
+		scalar(w, "fingerprint", false);
+		scalar(w, e->fp, true);
+		if (e->v.strand >= 0)
+			kv_int(w, "strand", e->v.strand);
+		kv_u64(w, "iseq", e->v.iseq);
+		kv_hex(w, "pa", e->v.pa, 10);
+		kv_u64(w, "event", e->v.event);
+		kv_u64(w, "count", e->count);
+		kv_u64(w, "last_event", e->last_event);
+		scalar(w, "reason", false);
+		scalar(w, r->cfg.waivers[e->waiver].reason, true);
+		kv_waiver_at(w, r, (unsigned)e->waiver);
+		map_end(w);
+	}
+	seq_end(w);
+}
+
+static void write_unused_waivers(struct yw *w, const struct msr_report *r)
+{
+	scalar(w, "unused_waivers", false);
+	seq_start(w, false);
+	for (unsigned i = 0; i < r->cfg.nwaivers; i++) {
+		const struct msr_waiver *wv = &r->cfg.waivers[i];
+		char range[48];
+
+		if (r->waiver_uses[i])
+			continue;
+		map_start(w, false);
+		kv_waiver_at(w, r, i);
+		if (wv->by_fingerprint) {
+			scalar(w, "fingerprint", false);
+			scalar(w, wv->fingerprint, true);
+		} else {
+			kv_str(w, "kind", msr_vkind_name((enum msr_vkind)wv->kind));
+			snprintf(range, sizeof(range), "0x%llx:0x%llx",
+				 (unsigned long long)wv->pa_lo,
+				 (unsigned long long)wv->pa_hi);
+			kv_str(w, "pa", range);
+			if (wv->strand >= 0)
+				kv_int(w, "strand", wv->strand);
+		}
+		scalar(w, "reason", false);
+		scalar(w, wv->reason, true);
+		map_end(w);
+	}
+	seq_end(w);
 }
 
 static void write_document(struct yw *w, const struct msr_report *r)
@@ -369,9 +476,11 @@ static void write_document(struct yw *w, const struct msr_report *r)
 	write_summary(w, r);
 	scalar(w, "violations", false);
 	seq_start(w, false);
-	for (size_t i = 0; i < r->nkept; i++)
+	for (size_t i = 0; i < r->list.n; i++)
 		write_violation(w, r, i);
 	seq_end(w);
+	write_waived(w, r);
+	write_unused_waivers(w, r);
 	map_end(w);
 	yaml_document_end_event_initialize(&ev, 0);
 	emit(w, &ev);

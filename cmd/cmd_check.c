@@ -45,8 +45,8 @@ struct check_opts {
 	const char *strands, *cycles, *pa;
 	bool no_tso, quiet, fail_fast, bisect;
 	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
-	bool has_maxv, has_ctx;
-	uint64_t maxv, ctx;
+	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after;
+	uint64_t maxv, ctx, ctx_before, ctx_after;
 };
 
 struct check_run {
@@ -74,7 +74,8 @@ static const char check_help[] =
 	"\n"
 	"options:\n"
 	"  -s, --steps LOG         ISS step log (plain or zstd) to check loads/stores against\n"
-	"  -c, --config CFG        YAML configuration (system, memory, report, limits)\n"
+	"  -c, --config CFG        YAML configuration (system, memory, report, limits,\n"
+	"                          waivers)\n"
 	"  -i, --image MEM         initial memory image; may be repeated (after config's)\n"
 	"  -o, --output REPORT     write the report here ('-' or none = stdout)\n"
 	"      --junit FILE        also write a JUnit XML report for CI ('-' = stdout):\n"
@@ -86,7 +87,10 @@ static const char check_help[] =
 	"                          Filters only hide violations: every event still updates\n"
 	"                          the memory state, and hidden ones are counted.\n"
 	"      --max-violations N  list at most N violations in the report (all are counted)\n"
-	"      --context N         events of context per violation (0..64, default 16)\n"
+	"      --context N         events of context before and after each violation\n"
+	"                          (0..64 each, default 8)\n"
+	"      --context-before N  events before (up to and including its own event)\n"
+	"      --context-after N   events after\n"
 	"      --fail-fast         stop at the first (shown) violation\n"
 	"      --bisect            exit 125 instead of 2 on unusable input (git bisect skip)\n"
 	"      --progress          show a progress line on stderr\n"
@@ -100,8 +104,8 @@ static const char check_help[] =
 
 enum {
 	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
-	OPT_CONTEXT, OPT_BISECT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION,
-	OPT_JUNIT,
+	OPT_CONTEXT, OPT_CONTEXT_BEFORE, OPT_CONTEXT_AFTER, OPT_BISECT,
+	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_JUNIT,
 };
 
 static const struct option check_longopts[] = {
@@ -117,6 +121,8 @@ static const struct option check_longopts[] = {
 	{"max-violations", required_argument, NULL, OPT_MAXV},
 	{"fail-fast", no_argument, NULL, OPT_FAILFAST},
 	{"context", required_argument, NULL, OPT_CONTEXT},
+	{"context-before", required_argument, NULL, OPT_CONTEXT_BEFORE},
+	{"context-after", required_argument, NULL, OPT_CONTEXT_AFTER},
 	{"bisect", no_argument, NULL, OPT_BISECT},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -162,6 +168,22 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 							   "0..%d", optarg, MSR_CONTEXT_MAX);
 			o->has_ctx = true;
 			break;
+		case OPT_CONTEXT_BEFORE:
+		case OPT_CONTEXT_AFTER: {
+			bool before = c == OPT_CONTEXT_BEFORE;
+			uint64_t *dst = before ? &o->ctx_before : &o->ctx_after;
+
+			if (!msr_cli_parse_u64(optarg, dst) || *dst > MSR_CONTEXT_MAX)
+				return msr_cli_usage_error("check", "--context-%s=%s: "
+							   "expected 0..%d",
+							   before ? "before" : "after",
+							   optarg, MSR_CONTEXT_MAX);
+			if (before)
+				o->has_ctx_before = true;
+			else
+				o->has_ctx_after = true;
+			break;
+		}
 		case OPT_FAILFAST: o->fail_fast = true; break;
 		case OPT_BISECT: o->bisect = true; break;
 		case OPT_JUNIT: o->junit = optarg; break;
@@ -249,7 +271,11 @@ static int setup_config(struct check_run *run, struct msr_report_filter *f,
 	if (o->has_maxv)
 		run->cfg.max_violations = (unsigned)o->maxv;
 	if (o->has_ctx)
-		run->cfg.context_len = (unsigned)o->ctx;
+		run->cfg.context_len = run->cfg.context_after = (unsigned)o->ctx;
+	if (o->has_ctx_before)
+		run->cfg.context_len = (unsigned)o->ctx_before;
+	if (o->has_ctx_after)
+		run->cfg.context_after = (unsigned)o->ctx_after;
 	if (o->nimages) {
 		char **grown = realloc(run->cfg.images, (run->cfg.nimages + o->nimages) *
 				       sizeof(*grown));
@@ -403,6 +429,7 @@ static void replay(struct check_run *run, struct msr_error *err)
 			break;
 		}
 		msr_history_add(run->hist, &ev);
+		msr_report_observe(run->rep, &ev);
 		rc = msr_engine_apply(run->eng, &ev, err);
 		if (rc < 0) {
 			note_error(run, err);
@@ -450,12 +477,38 @@ static void finish(struct check_run *run, struct msr_error *err)
 /* Summary on stderr (at most five lines)                                    */
 /* ------------------------------------------------------------------------ */
 
+/* One line for what the filters hid and the waivers accepted, one for
+ * waivers that matched nothing (a stale waiver hides nothing, but says the
+ * configuration no longer fits the design). */
 static void print_hidden(const struct check_run *run)
 {
-	if (msr_report_filtered(run->rep))
-		fprintf(stderr, "msync-replay: %llu violation%s hidden by --strand/--cycles/--pa\n",
-			(unsigned long long)msr_report_filtered(run->rep),
-			msr_report_filtered(run->rep) == 1 ? "" : "s");
+	uint64_t hidden = msr_report_filtered(run->rep);
+	uint64_t waived = msr_report_waived(run->rep);
+	char at[256] = "";
+	size_t pos = 0;
+	unsigned unused = 0;
+
+	if (hidden)
+		fprintf(stderr, "msync-replay: %llu violation%s hidden by --strand/--cycles/--pa%s",
+			(unsigned long long)hidden, hidden == 1 ? "" : "s",
+			waived ? ", " : "\n");
+	if (waived)
+		fprintf(stderr, "%s%llu%s waived by the configuration\n",
+			hidden ? "" : "msync-replay: ", (unsigned long long)waived,
+			hidden ? "" : waived == 1 ? " violation" : " violations");
+	for (unsigned i = 0; i < run->cfg.nwaivers; i++) {
+		if (msr_report_waiver_uses(run->rep, i))
+			continue;
+		if (unused < 4 && pos < sizeof(at) - 32)
+			pos += (size_t)snprintf(at + pos, sizeof(at) - pos, "%s%u",
+						unused ? ", " : "", run->cfg.waivers[i].line);
+		unused++;
+	}
+	if (unused)
+		fprintf(stderr, "msync-replay: warning: %u unused waiver%s in %s (line%s %s%s); "
+			"see unused_waivers in the report\n", unused, unused == 1 ? "" : "s",
+			run->cfg.waiver_file ? run->cfg.waiver_file : "the configuration",
+			unused == 1 ? "" : "s", at, unused > 4 ? ", ..." : "");
 }
 
 static void print_summary(const struct check_run *run)
@@ -463,7 +516,9 @@ static void print_summary(const struct check_run *run)
 	const char *out = run->report_failed ? "not written" :
 			  run->o.out && strcmp(run->o.out, "-") ? run->o.out : "stdout";
 	uint64_t shown = msr_report_shown(run->rep);
-	const struct msr_violation *v = msr_report_get(run->rep, 0);
+	size_t first;
+	const struct msr_violation *v = msr_report_first(run->rep, &first);
+	char id[24] = "";
 	char kinds[256] = "";
 	size_t pos = 0;
 	unsigned nk = 0;
@@ -500,8 +555,10 @@ static void print_summary(const struct check_run *run)
 			(unsigned long long)v->event);
 	}
 	fprintf(stderr, "; report: %s\n", out);
+	if (first != SIZE_MAX)
+		snprintf(id, sizeof(id), "V%zu ", first + 1);
 	if (v && v->message[0])
-		fprintf(stderr, "msync-replay: V1 %s: %s\n", msr_vkind_name(v->kind),
+		fprintf(stderr, "msync-replay: %s%s: %s\n", id, msr_vkind_name(v->kind),
 			v->message);
 	print_hidden(run);
 }

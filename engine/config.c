@@ -7,7 +7,8 @@
  * not detect them), wrong types, out-of-range values and YAML syntax errors
  * are MSR_E_CONFIG naming file:line:column. A file is applied all or
  * nothing: on error the caller's config is left as it was. It never
- * interprets the memory images it lists (the engine loads them).
+ * interprets the memory images it lists (the engine loads them), and only
+ * parses waivers (the report applies them).
  */
 #include "engine.h"
 
@@ -18,6 +19,17 @@
 #include <string.h>
 #include <yaml.h>
 
+static void release_waivers(struct msr_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->nwaivers; i++)
+		free(cfg->waivers[i].reason);
+	free(cfg->waivers);
+	free(cfg->waiver_file);
+	cfg->waivers = NULL;
+	cfg->nwaivers = 0;
+	cfg->waiver_file = NULL;
+}
+
 void msr_config_release(struct msr_config *cfg)
 {
 	for (unsigned i = 0; i < cfg->nimages; i++)
@@ -25,6 +37,33 @@ void msr_config_release(struct msr_config *cfg)
 	free(cfg->images);
 	cfg->images = NULL;
 	cfg->nimages = 0;
+	release_waivers(cfg);
+}
+
+int msr_config_copy_waivers(struct msr_config *dst,
+			    const struct msr_config *src,
+			    struct msr_error *err)
+{
+	dst->waivers = NULL;
+	dst->nwaivers = 0;
+	dst->waiver_file = NULL;
+	if (!src->nwaivers)
+		return MSR_OK;
+	dst->waivers = calloc(src->nwaivers, sizeof(*dst->waivers));
+	if (!dst->waivers ||
+	    (src->waiver_file && !(dst->waiver_file = strdup(src->waiver_file))))
+		goto oom;
+	for (unsigned i = 0; i < src->nwaivers; i++) {
+		dst->waivers[i] = src->waivers[i];
+		dst->waivers[i].reason = strdup(src->waivers[i].reason);
+		if (!dst->waivers[i].reason)
+			goto oom;
+		dst->nwaivers++;
+	}
+	return MSR_OK;
+oom:
+	release_waivers(dst);
+	return msr_error_set(err, MSR_E_NOMEM, "config", NULL, "out of memory");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -54,6 +93,8 @@ static const struct key_def system_keys[] = {
 
 static const struct key_def report_keys[] = {
 	KEY("context", context_len, K_UNSIGNED, 0, MSR_CONTEXT_MAX, false),
+	KEY("context_before", context_len, K_UNSIGNED, 0, MSR_CONTEXT_MAX, false),
+	KEY("context_after", context_after, K_UNSIGNED, 0, MSR_CONTEXT_MAX, false),
 	KEY("max_violations", max_violations, K_UNSIGNED, 0, UINT_MAX, false),
 	{NULL, 0, K_UNSIGNED, 0, 0, false},
 };
@@ -77,6 +118,7 @@ struct cfg_parser {
 	struct msr_config *cfg; /* the copy being filled */
 	struct msr_error *err;
 	yaml_mark_t marks[8];   /* where cores/tpc/l1/l2 were set */
+	bool had_waivers;       /* the file has a waivers section */
 };
 
 enum { MK_CORES, MK_TPC, MK_L1, MK_L2 };
@@ -206,11 +248,12 @@ static int set_key(struct cfg_parser *cp, const char *section,
 
 /* The value of `section:` must be a mapping (or empty). Cursor: the value. */
 static int parse_keys(struct cfg_parser *cp, const char *section,
-		      const struct key_def *keys)
+		      const struct key_def *keys, uint32_t *seen_out)
 {
 	uint32_t seen = 0;
 	int rc;
 
+	*seen_out = 0;
 	if (cp->ev.type == YAML_SCALAR_EVENT && is_null_scalar(cp))
 		return MSR_OK;
 	if (cp->ev.type != YAML_MAPPING_START_EVENT)
@@ -222,8 +265,10 @@ static int parse_keys(struct cfg_parser *cp, const char *section,
 
 		if ((rc = next_event(cp)))
 			return rc;
-		if (cp->ev.type == YAML_MAPPING_END_EVENT)
+		if (cp->ev.type == YAML_MAPPING_END_EVENT) {
+			*seen_out = seen;
 			return MSR_OK;
+		}
 		if (cp->ev.type != YAML_SCALAR_EVENT)
 			return perr(cp, cp->ev.start_mark, "%s: keys must be plain names",
 				    section);
@@ -241,6 +286,12 @@ static int parse_keys(struct cfg_parser *cp, const char *section,
 		if (seen & (1u << i))
 			return perr(cp, cp->ev.start_mark, "duplicate key '%s' in "
 				    "section %s", k->name, section);
+		/* report.context sets both sides; context_before names one of
+		 * them again, so the two together are ambiguous */
+		if (keys == report_keys && (i == 0 || i == 1) &&
+		    (seen & (1u << (1 - i))))
+			return perr(cp, cp->ev.start_mark, "report.context and "
+				    "report.context_before both given: use one");
 		seen |= 1u << i;
 		if ((rc = next_event(cp)) || (rc = set_key(cp, section, k)))
 			return rc;
@@ -299,23 +350,238 @@ static int parse_memory(struct cfg_parser *cp)
 	}
 }
 
+/* A decimal or 0x-hex number at *p, up to a non-digit. */
+static bool scan_num(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0, base = 10;
+	bool any = false;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	for (;; s++) {
+		uint64_t d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (uint64_t)(*s - '0');
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = (uint64_t)(*s - 'a' + 10);
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = (uint64_t)(*s - 'A' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return false;
+		v = v * base + d;
+		any = true;
+	}
+	*p = s;
+	*out = v;
+	return any;
+}
+
+/* "LO:HI", inclusive, either side may be empty (open). */
+static bool parse_pa_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	*lo = 0;
+	*hi = UINT64_MAX;
+	if (*s != ':' && !scan_num(&s, lo))
+		return false;
+	if (*s++ != ':')
+		return false;
+	if (*s && !scan_num(&s, hi))
+		return false;
+	return !*s && *lo <= *hi;
+}
+
+enum { WK_FINGERPRINT, WK_KIND, WK_PA, WK_STRAND, WK_REASON, WK_COUNT };
+
+static const char *const waiver_keys[WK_COUNT] = {
+	"fingerprint", "kind", "pa", "strand", "reason",
+};
+
+/* One value of a waiver entry. Cursor: the value's event. */
+static int set_waiver_key(struct cfg_parser *cp, unsigned k,
+			  struct msr_waiver *w)
+{
+	const char *val = scalar(cp);
+	uint64_t v;
+	int rc;
+
+	if (cp->ev.type != YAML_SCALAR_EVENT)
+		return perr(cp, cp->ev.start_mark, "waiver %s: expected a single "
+			    "value, got a %s", waiver_keys[k],
+			    cp->ev.type == YAML_MAPPING_START_EVENT ? "mapping" : "list");
+	switch (k) {
+	case WK_FINGERPRINT:
+		for (unsigned i = 0; i < 17; i++) {
+			char c = val[i];
+
+			if (i == 16 && !c)
+				break;
+			if (c >= 'A' && c <= 'F')
+				c = (char)(c - 'A' + 'a');
+			if (i == 16 || !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+				return perr(cp, cp->ev.start_mark, "waiver fingerprint='%s': "
+					    "expected 16 hex digits as in the report", val);
+			w->fingerprint[i] = c;
+		}
+		w->fingerprint[16] = '\0';
+		w->by_fingerprint = true;
+		return MSR_OK;
+	case WK_KIND:
+		w->kind = (unsigned)msr_vkind_by_name(val);
+		if (w->kind == MSR_V_COUNT)
+			return perr(cp, cp->ev.start_mark, "waiver kind='%s' is not a "
+				    "violation kind (e.g. load-value, tso-membar)", val);
+		return MSR_OK;
+	case WK_PA:
+		if (!parse_pa_range(val, &w->pa_lo, &w->pa_hi))
+			return perr(cp, cp->ev.start_mark, "waiver pa='%s': expected "
+				    "LO:HI with LO <= HI (inclusive; an empty side is open)",
+				    val);
+		return MSR_OK;
+	case WK_STRAND:
+		if ((rc = parse_uint(cp, "waiver strand", &v)))
+			return rc;
+		if (v >= MSR_MAX_STRANDS)
+			return perr(cp, cp->ev.start_mark, "waiver strand=%llu out of "
+				    "range 0..%d", (unsigned long long)v, MSR_MAX_STRANDS - 1);
+		w->strand = (int)v;
+		return MSR_OK;
+	default:
+		if (!*val)
+			return perr(cp, cp->ev.start_mark, "waiver reason is empty: say "
+				    "why the violation is accepted");
+		free(w->reason);
+		w->reason = strdup(val);
+		if (!w->reason)
+			return msr_error_set(cp->err, MSR_E_NOMEM, "config", cp->path,
+					     "out of memory");
+		return MSR_OK;
+	}
+}
+
+/* Which keys a complete waiver has; `m` is where its entry starts. */
+static int check_waiver(struct cfg_parser *cp, yaml_mark_t m, uint32_t seen)
+{
+	bool fp = seen & (1u << WK_FINGERPRINT);
+	bool by_kind = seen & ((1u << WK_KIND) | (1u << WK_PA) | (1u << WK_STRAND));
+
+	if (!(seen & (1u << WK_REASON)))
+		return perr(cp, m, "waiver without reason: every waiver needs "
+			    "reason: saying why the violation is accepted");
+	if (fp && by_kind)
+		return perr(cp, m, "waiver has both fingerprint and kind/pa/strand: "
+			    "it matches either by fingerprint or by kind and pa");
+	if (!fp && !(seen & (1u << WK_KIND)))
+		return perr(cp, m, "waiver needs fingerprint, or kind and pa");
+	if (!fp && !(seen & (1u << WK_PA)))
+		return perr(cp, m, "waiver with kind needs pa: LO:HI (':' = any "
+			    "address)");
+	return MSR_OK;
+}
+
+/* One entry of `waivers:`. Cursor: its MAPPING_START; `w` is zeroed. */
+static int parse_waiver(struct cfg_parser *cp, struct msr_waiver *w)
+{
+	yaml_mark_t m = cp->ev.start_mark;
+	uint32_t seen = 0;
+	int rc;
+
+	w->strand = -1;
+	w->line = (unsigned)m.line + 1;
+	for (;;) {
+		unsigned k;
+
+		if ((rc = next_event(cp)))
+			return rc;
+		if (cp->ev.type == YAML_MAPPING_END_EVENT)
+			return check_waiver(cp, m, seen);
+		if (cp->ev.type != YAML_SCALAR_EVENT)
+			return perr(cp, cp->ev.start_mark, "waiver keys must be plain "
+				    "names");
+		for (k = 0; k < WK_COUNT && strcmp(waiver_keys[k], scalar(cp)); k++)
+			;
+		if (k == WK_COUNT)
+			return perr(cp, cp->ev.start_mark, "unknown key '%s' in a waiver: "
+				    "known keys are fingerprint, kind, pa, strand, reason",
+				    scalar(cp));
+		if (seen & (1u << k))
+			return perr(cp, cp->ev.start_mark, "duplicate key '%s' in a "
+				    "waiver", waiver_keys[k]);
+		seen |= 1u << k;
+		if ((rc = next_event(cp)) || (rc = set_waiver_key(cp, k, w)))
+			return rc;
+	}
+}
+
+/* waivers: a list of waiver mappings (or empty). Cursor: the value. */
+static int parse_waivers(struct cfg_parser *cp)
+{
+	struct msr_config *cfg = cp->cfg;
+	int rc;
+
+	cp->had_waivers = true;
+	if (cp->ev.type == YAML_SCALAR_EVENT && is_null_scalar(cp))
+		return MSR_OK;
+	if (cp->ev.type != YAML_SEQUENCE_START_EVENT)
+		return perr(cp, cp->ev.start_mark, "waivers: expected a list of "
+			    "waivers (- fingerprint: ... or - kind: ... pa: ..., "
+			    "each with reason: ...)");
+	for (;;) {
+		struct msr_waiver *grown;
+
+		if ((rc = next_event(cp)))
+			return rc;
+		if (cp->ev.type == YAML_SEQUENCE_END_EVENT)
+			return MSR_OK;
+		if (cp->ev.type != YAML_MAPPING_START_EVENT)
+			return perr(cp, cp->ev.start_mark, "waivers: each entry must be "
+				    "a mapping with reason and either fingerprint or "
+				    "kind and pa");
+		if (cfg->nwaivers == MSR_MAX_WAIVERS)
+			return perr(cp, cp->ev.start_mark, "waivers: more than %d "
+				    "entries", MSR_MAX_WAIVERS);
+		grown = realloc(cfg->waivers, (cfg->nwaivers + 1) * sizeof(*grown));
+		if (!grown)
+			return msr_error_set(cp->err, MSR_E_NOMEM, "config", cp->path,
+					     "out of memory");
+		cfg->waivers = grown;
+		memset(&grown[cfg->nwaivers], 0, sizeof(*grown));
+		/* counted before parsing so that a failed entry's reason is freed */
+		rc = parse_waiver(cp, &grown[cfg->nwaivers++]);
+		if (rc)
+			return rc;
+	}
+}
+
 static const char *const sections[] = {"system", "memory", "report", "limits",
 				       "waivers"};
 
 static int parse_section(struct cfg_parser *cp, unsigned s)
 {
+	uint32_t seen;
+	int rc;
+
 	switch (s) {
 	case 0:
-		return parse_keys(cp, "system", system_keys);
+		return parse_keys(cp, "system", system_keys, &seen);
 	case 1:
 		return parse_memory(cp);
 	case 2:
-		return parse_keys(cp, "report", report_keys);
+		if ((rc = parse_keys(cp, "report", report_keys, &seen)))
+			return rc;
+		/* `context: N` alone means N before and N after */
+		if ((seen & 1u) && !(seen & 4u))
+			cp->cfg->context_after = cp->cfg->context_len;
+		return MSR_OK;
 	case 3:
-		return parse_keys(cp, "limits", limits_keys);
+		return parse_keys(cp, "limits", limits_keys, &seen);
 	default:
-		return perr(cp, cp->ev.start_mark, "section waivers is not supported "
-			    "by this version: remove it");
+		return parse_waivers(cp);
 	}
 }
 
@@ -329,7 +595,7 @@ static int parse_root(struct cfg_parser *cp)
 		return MSR_OK;
 	if (cp->ev.type != YAML_MAPPING_START_EVENT)
 		return perr(cp, cp->ev.start_mark, "expected a mapping with sections "
-			    "system, memory, report, limits");
+			    "system, memory, report, limits, waivers");
 	for (;;) {
 		unsigned s;
 
@@ -344,7 +610,8 @@ static int parse_root(struct cfg_parser *cp)
 			;
 		if (s == 5)
 			return perr(cp, cp->ev.start_mark, "unknown section '%s': known "
-				    "sections are system, memory, report, limits",
+				    "sections are system, memory, report, limits, "
+				    "waivers",
 				    scalar(cp));
 		if (seen & (1u << s))
 			return perr(cp, cp->ev.start_mark, "duplicate section '%s'",
@@ -391,6 +658,14 @@ static int check_consistency(struct cfg_parser *cp)
 			    cp->marks[MK_L1] : cp->marks[MK_L2],
 			    "system.l1_line=%u is larger than system.l2_line=%u",
 			    c->l1_line, c->l2_line);
+	for (unsigned i = 0; i < c->nwaivers; i++) {
+		yaml_mark_t m = {0, c->waivers[i].line - 1, 0};
+
+		if (c->waivers[i].strand >= (int)msr_config_strands(c))
+			return perr(cp, m, "waiver strand=%d: the system has %u "
+				    "strands", c->waivers[i].strand,
+				    msr_config_strands(c));
+	}
 	return MSR_OK;
 }
 
@@ -412,9 +687,12 @@ int msr_config_load(struct msr_config *cfg, const char *path,
 		return msr_error_set(err, MSR_E_NOMEM, "config", path, "out of memory");
 	}
 	yaml_parser_set_input_file(&cp.parser, f);
-	/* Images listed by the file replace those of `cfg`. */
+	/* Images and waivers listed by the file replace those of `cfg`. */
 	work.images = NULL;
 	work.nimages = 0;
+	work.waivers = NULL;
+	work.nwaivers = 0;
+	work.waiver_file = NULL;
 	cp.path = path;
 	cp.cfg = &work;
 	cp.err = err;
@@ -429,11 +707,24 @@ int msr_config_load(struct msr_config *cfg, const char *path,
 		msr_config_release(&work);
 		return rc;
 	}
+	if (cp.had_waivers && !(work.waiver_file = strdup(path))) {
+		msr_config_release(&work);
+		return msr_error_set(err, MSR_E_NOMEM, "config", path, "out of memory");
+	}
 	if (!work.nimages) {
 		work.images = cfg->images;
 		work.nimages = cfg->nimages;
 	} else {
-		msr_config_release(cfg);
+		for (unsigned i = 0; i < cfg->nimages; i++)
+			free(cfg->images[i]);
+		free(cfg->images);
+	}
+	if (!cp.had_waivers) {
+		work.waivers = cfg->waivers;
+		work.nwaivers = cfg->nwaivers;
+		work.waiver_file = cfg->waiver_file;
+	} else {
+		release_waivers(cfg);
 	}
 	*cfg = work;
 	return MSR_OK;

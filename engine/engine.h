@@ -45,6 +45,23 @@ extern "C" {
 #define MSR_MAX_CORES 32
 #define MSR_MAX_STRANDS 256
 
+/*
+ * A waiver (config section `waivers`): violations it matches are listed as
+ * waived instead of counted. Either by fingerprint, or by kind + an
+ * inclusive pa range (overlapping [pa, pa+size)) + optionally one strand.
+ */
+#define MSR_MAX_WAIVERS 4096
+
+struct msr_waiver {
+	bool by_fingerprint;
+	char fingerprint[17];  /* 16 lowercase hex digits */
+	unsigned kind;         /* enum msr_vkind (declared below) */
+	uint64_t pa_lo, pa_hi; /* inclusive */
+	int strand;            /* -1 = any strand */
+	char *reason;          /* owned by the config */
+	unsigned line;         /* line of the entry in the config file */
+};
+
 struct msr_config {
 	/* system */
 	unsigned cores;            /* 8 */
@@ -65,6 +82,13 @@ struct msr_config {
 				    * this many later MAB entries is
 				    * force-retired with a `leftover`
 				    * violation: 64K (0 = default) */
+	/* report, continued: events of context after a violation: 8
+	 * (context_len above counts those before, through its own event) */
+	unsigned context_after;
+	/* waivers (owned by the config); waiver_file names the file */
+	struct msr_waiver *waivers;
+	unsigned nwaivers;
+	char *waiver_file;
 };
 
 void msr_config_default(struct msr_config *cfg);
@@ -76,6 +100,10 @@ void msr_config_default(struct msr_config *cfg);
 int msr_config_load(struct msr_config *cfg, const char *path,
 		    struct msr_error *err);
 void msr_config_release(struct msr_config *cfg);
+/* Deep-copy the waivers of `src` into `dst` (which holds none yet). */
+int msr_config_copy_waivers(struct msr_config *dst,
+			    const struct msr_config *src,
+			    struct msr_error *err);
 
 static inline unsigned msr_config_strands(const struct msr_config *cfg)
 {

@@ -81,7 +81,8 @@ void msr_config_default(struct msr_config *cfg)
 	cfg->l1_line = 16;
 	cfg->l2_line = 64;
 	cfg->l2_banks = 8;
-	cfg->context_len = 16;
+	cfg->context_len = 8;
+	cfg->context_after = 8;
 	cfg->max_violations = 0;
 	cfg->step_lookahead = (size_t)1 << 20;
 	cfg->max_inflight = (size_t)1 << 16;

@@ -71,7 +71,8 @@ Test(config, defaults_match_t2)
 	cr_assert_eq(cfg.l1_line, 16);
 	cr_assert_eq(cfg.l2_line, 64);
 	cr_assert_eq(cfg.l2_banks, 8);
-	cr_assert_eq(cfg.context_len, 16);
+	cr_assert_eq(cfg.context_len, 8);
+	cr_assert_eq(cfg.context_after, 8);
 	cr_assert_eq(msr_config_strands(&cfg), 64);
 	cr_assert_eq(cfg.step_lookahead, (size_t)1 << 20);
 	cr_assert_eq(cfg.nimages, 0);
@@ -163,7 +164,7 @@ Test(config, errors_name_line_and_column)
 	expect_error("memory:\n  - {a: 1}\n", "2:5", "each entry must be a file path");
 	expect_error("system: 8\n", "1:9", "system: expected a mapping");
 	expect_error("- a\n- b\n", "1:1", "expected a mapping with sections");
-	expect_error("waivers:\n  - 0123456789abcdef\n", "2:3", "waivers is not supported");
+	expect_error("waivers:\n  - 0123456789abcdef\n", "2:5", "each entry must be a mapping");
 	expect_error("system: &a {cores: 2}\nreport: *a\n", "2:9", "aliases are not supported");
 	expect_error("system:\n  cores: 4\n ] garbage\n", "3:2", "yaml syntax error");
 	expect_error("system: {cores: 4\n", "2:1", "yaml syntax error");
@@ -220,4 +221,109 @@ Test(config, garbage_yaml_fails_cleanly)
 		msr_config_release(&cfg);
 		remove(path);
 	}
+}
+
+/* ---- waivers and the context split ------------------------------------- */
+
+Test(config, loads_waivers)
+{
+	struct msr_config cfg;
+	struct msr_error err = MSR_ERROR_INIT;
+	char path[128];
+
+	msr_config_default(&cfg);
+	cr_assert_eq(load_text(&cfg,
+		"waivers:\n"
+		"  - fingerprint: \"0123456789ABCDEF\"\n"
+		"    reason: known RTL bug 4711\n"
+		"  - kind: load-value\n"
+		"    pa: 0xd000:0xd0ff\n"
+		"    strand: 3\n"
+		"    reason: \"scratch area, see #12\"\n"
+		"  - {kind: leftover, pa: \":\", reason: end of test}\n",
+		&err, path), MSR_OK, "%s", err.cause[0].text);
+	cr_assert_eq(cfg.nwaivers, 3);
+	cr_assert_str_eq(cfg.waiver_file, path);
+	cr_assert(cfg.waivers[0].by_fingerprint);
+	cr_assert_str_eq(cfg.waivers[0].fingerprint, "0123456789abcdef");
+	cr_assert_str_eq(cfg.waivers[0].reason, "known RTL bug 4711");
+	cr_assert_eq(cfg.waivers[0].line, 2);
+	cr_assert_not(cfg.waivers[1].by_fingerprint);
+	cr_assert_eq(cfg.waivers[1].kind, MSR_V_LOAD_VALUE);
+	cr_assert_eq(cfg.waivers[1].pa_lo, 0xd000);
+	cr_assert_eq(cfg.waivers[1].pa_hi, 0xd0ff);
+	cr_assert_eq(cfg.waivers[1].strand, 3);
+	cr_assert_eq(cfg.waivers[1].line, 4);
+	cr_assert_eq(cfg.waivers[2].kind, MSR_V_LEFTOVER);
+	cr_assert_eq(cfg.waivers[2].strand, -1);
+	cr_assert_eq(cfg.waivers[2].pa_lo, 0);
+	cr_assert_eq(cfg.waivers[2].pa_hi, UINT64_MAX);
+	/* a later file without waivers keeps them; a failed one too */
+	cr_assert_eq(load_text(&cfg, "system:\n  cores: 4\n", &err, path), MSR_OK);
+	cr_assert_eq(cfg.nwaivers, 3);
+	cr_assert_eq(load_text(&cfg, "waivers:\n  - {kind: nope, pa: ':', reason: x}\n",
+			       &err, path), MSR_E_CONFIG);
+	cr_assert_eq(cfg.nwaivers, 3);
+	cr_assert_eq(load_text(&cfg, "waivers: []\n", &err, path), MSR_OK);
+	cr_assert_eq(cfg.nwaivers, 0);
+	msr_config_release(&cfg);
+}
+
+Test(config, waiver_errors_name_line_and_column)
+{
+	expect_error("waivers:\n  - fingerprint: \"0123456789abcdef\"\n", "2:5",
+		     "waiver without reason");
+	expect_error("waivers:\n  - kind: load-value\n    pa: ':'\n    reasons: x\n",
+		     "4:5", "unknown key 'reasons' in a waiver");
+	expect_error("waivers:\n  - fingerprint: \"0123\"\n    reason: x\n", "2:18",
+		     "expected 16 hex digits");
+	expect_error("waivers:\n  - fingerprint: \"0123456789abcdefg\"\n    reason: x\n",
+		     "2:18", "expected 16 hex digits");
+	expect_error("waivers:\n  - fingerprint: \"0123456789abcdeg\"\n    reason: x\n",
+		     "2:18", "expected 16 hex digits");
+	expect_error("waivers:\n  - kind: load-valu\n    pa: ':'\n    reason: x\n",
+		     "2:11", "is not a violation kind");
+	expect_error("waivers:\n  - kind: load-value\n    pa: 0x20:0x10\n    reason: x\n",
+		     "3:9", "expected LO:HI");
+	expect_error("waivers:\n  - kind: load-value\n    pa: 0x20\n    reason: x\n",
+		     "3:9", "expected LO:HI");
+	expect_error("waivers:\n  - kind: load-value\n    reason: x\n", "2:5",
+		     "needs pa");
+	expect_error("waivers:\n  - pa: ':'\n    reason: x\n", "2:5",
+		     "needs fingerprint, or kind and pa");
+	expect_error("waivers:\n  - fingerprint: \"0123456789abcdef\"\n    strand: 1\n"
+		     "    reason: x\n", "2:5", "both fingerprint and kind");
+	expect_error("waivers:\n  - kind: leftover\n    kind: leftover\n", "3:5",
+		     "duplicate key 'kind' in a waiver");
+	expect_error("waivers:\n  - {kind: leftover, pa: ':', reason: ''}\n", "2:39",
+		     "reason is empty");
+	expect_error("waivers:\n  - {kind: leftover, pa: ':', strand: x, reason: y}\n",
+		     "2:39", "expected an integer");
+	expect_error("system: {cores: 1, threads_per_core: 2}\n"
+		     "waivers:\n  - {kind: leftover, pa: ':', strand: 2, reason: y}\n",
+		     "3:1", "the system has 2 strands");
+	expect_error("waivers: {kind: leftover}\n", "1:10", "expected a list of waivers");
+	expect_error("report:\n  context: 4\n  context_before: 2\n", "3:3",
+		     "both given");
+}
+
+Test(config, context_before_and_after)
+{
+	struct msr_config cfg;
+	struct msr_error err = MSR_ERROR_INIT;
+	char path[128];
+
+	msr_config_default(&cfg);
+	cr_assert_eq(load_text(&cfg, "report:\n  context: 3\n", &err, path), MSR_OK);
+	cr_assert_eq(cfg.context_len, 3);
+	cr_assert_eq(cfg.context_after, 3);
+	cr_assert_eq(load_text(&cfg, "report:\n  context_after: 1\n  context: 5\n",
+			       &err, path), MSR_OK);
+	cr_assert_eq(cfg.context_len, 5);
+	cr_assert_eq(cfg.context_after, 1);
+	cr_assert_eq(load_text(&cfg, "report:\n  context_before: 0\n  context_after: 64\n",
+			       &err, path), MSR_OK);
+	cr_assert_eq(cfg.context_len, 0);
+	cr_assert_eq(cfg.context_after, 64);
+	msr_config_release(&cfg);
 }

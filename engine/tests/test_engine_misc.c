@@ -104,7 +104,8 @@ Test(config, t2_defaults)
 	cr_assert_eq(c.l1_line, 16);
 	cr_assert_eq(c.l2_line, 64);
 	cr_assert_eq(c.l2_banks, 8);
-	cr_assert_eq(c.context_len, 16);
+	cr_assert_eq(c.context_len, 8);
+	cr_assert_eq(c.context_after, 8);
 	cr_assert_eq(msr_config_strands(&c), 64);
 }
 
