@@ -166,4 +166,32 @@ wait "$writer"
 	[ "$(yget int.yaml summary.complete)" = false ]
 ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
 
+# SIGTERM does the same as SIGINT
+( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+writer=$!
+"$MSR" check live -o term.yaml 2>stderr.txt &
+pid=$!
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+wait "$writer"
+[ "$rc" -eq 2 ] && [ "$(yget term.yaml summary.stopped)" = interrupted ] &&
+	[ "$(yget term.yaml summary.complete)" = false ]
+ok $? "SIGTERM writes a partial report (stopped: interrupted) and exits 2"
+
+# kill -9 cannot be caught: the previous report stays whole, no half-written
+# file takes its place
+printf 'previous report\n' >kept.yaml
+( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+writer=$!
+"$MSR" check live -o kept.yaml 2>stderr.txt &
+pid=$!
+sleep 0.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+wait "$writer"
+[ "$(cat kept.yaml)" = "previous report" ]
+ok $? "kill -9 leaves the previous report untouched"
+
 finish
