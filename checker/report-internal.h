@@ -7,6 +7,8 @@
 
 #include "report.h"
 
+#include <stdio.h>
+
 #define CTX_LINE_MAX (MSR_EVENT_TEXT_MAX + 64)
 /* Violations whose after-context is still being watched for, at most. */
 #define REPORT_PENDING_MAX 64
@@ -77,5 +79,18 @@ struct msr_report {
 	struct msr_event ctxprev[MSR_CONTEXT_MAX];   /* and its newer batch */
 	char ctxtext[MSR_CONTEXT_MAX * CTX_LINE_MAX]; /* scratch for its text */
 };
+
+/* report_file.c: write a report file through a temporary file renamed into
+ * place (devices, FIFOs and symbolic links in place; "-" = stdout). */
+struct report_file_sink {
+	const char *module; /* for errors: "report", "junit" */
+	const char *what;   /* "report", "JUnit report" */
+	int (*body)(FILE *f, const void *ctx, const char *path,
+		    struct msr_error *err);
+	const void *ctx;
+};
+
+int report_file_write(const char *path, const struct report_file_sink *s,
+		      struct msr_error *err);
 
 #endif /* MSR_REPORT_INTERNAL_H */

@@ -21,8 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Escaping                                                                  */
@@ -360,69 +358,16 @@ static int write_to(const struct msr_report *r, FILE *f, const char *path,
 	return MSR_OK;
 }
 
-static int write_in_place(const struct msr_report *r, const char *path,
-			  struct msr_error *err)
+static int write_body(FILE *f, const void *ctx, const char *path,
+		      struct msr_error *err)
 {
-	FILE *f = fopen(path, "w");
-	int rc;
-
-	if (!f)
-		return msr_error_set(err, MSR_E_IO, "junit", path,
-				     "cannot open the JUnit report for writing: %s",
-				     strerror(errno));
-	rc = write_to(r, f, path, err);
-	if (fclose(f) && !rc)
-		rc = msr_error_set(err, MSR_E_IO, "junit", path,
-				   "cannot write the JUnit report: %s", strerror(errno));
-	return rc;
+	return write_to(ctx, f, path, err);
 }
 
 int msr_report_write_junit(const struct msr_report *r, const char *path,
 			   struct msr_error *err)
 {
-	char tmp[4096];
-	const char *slash;
-	struct stat st;
-	mode_t mask;
-	FILE *f;
-	int fd, rc;
+	const struct report_file_sink sink = {"junit", "JUnit report", write_body, r};
 
-	if (!path || !strcmp(path, "-"))
-		return write_to(r, stdout, "<stdout>", err);
-	/* Only a regular file may be replaced by renaming: a device (/dev/null),
-	 * a FIFO or a symbolic link is written in place. */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return write_in_place(r, path, err);
-	slash = strrchr(path, '/');
-	if (slash)
-		rc = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX",
-			      (int)(slash - path), path, slash + 1);
-	else
-		rc = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	if (rc < 0 || (size_t)rc >= sizeof(tmp))
-		return msr_error_set(err, MSR_E_IO, "junit", path, "path too long");
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return msr_error_set(err, MSR_E_IO, "junit", path,
-				     "cannot create a temporary file in the JUnit "
-				     "report's directory: %s", strerror(errno));
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
-		rc = msr_error_set(err, MSR_E_IO, "junit", tmp, "%s", strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return rc;
-	}
-	rc = write_to(r, f, path, err);
-	if (fclose(f) && !rc)
-		rc = msr_error_set(err, MSR_E_IO, "junit", path,
-				   "cannot write the JUnit report: %s", strerror(errno));
-	if (!rc && rename(tmp, path))
-		rc = msr_error_set(err, MSR_E_IO, "junit", path,
-				   "cannot rename %s into place: %s", tmp,
-				   strerror(errno));
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return report_file_write(path, &sink, err);
 }
