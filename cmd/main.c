@@ -25,7 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: msync-replay <command> [options] [args]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'msync-replay <command> --help' describes a command's options.\n"
 		   "Exit codes: 0 clean, 1 violations found, 2 unusable input or usage error\n"
 		   "(125 instead of 2 with check --bisect).\n");
