@@ -4,7 +4,9 @@
  *
  * Context lines are copied from the event history when a violation arrives,
  * because the history is a bounded ring that will have moved on by the time
- * the report is written. Memory is bounded by max_violations x context.
+ * the report is written. Memory is bounded by max_violations x context
+ * (max_violations 0 lists up to MSR_REPORT_DEFAULT_CAP, so that a badly
+ * broken trace cannot make the report grow with its length).
  * Never prints and never writes files (report_yaml.c does).
  */
 #include "report-internal.h"
@@ -303,7 +305,8 @@ bool msr_report_add(struct msr_report *r, const struct msr_violation *v)
 	r->shown++;
 	if ((unsigned)v->kind < MSR_V_COUNT)
 		r->per_kind[v->kind]++;
-	if (r->cfg.max_violations && r->nkept >= r->cfg.max_violations) {
+	if (r->nkept >= (r->cfg.max_violations ? r->cfg.max_violations
+					       : MSR_REPORT_DEFAULT_CAP)) {
 		r->dropped++;
 		return true;
 	}

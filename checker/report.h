@@ -34,6 +34,9 @@ extern "C" {
 void msr_report_fingerprint(enum msr_vkind kind, int strand, uint64_t iseq,
 			    uint64_t pa, char out[17]);
 
+/* Violations listed when max_violations is 0 (all are still counted). */
+#define MSR_REPORT_DEFAULT_CAP 10000
+
 /* What to show. An empty filter shows everything. */
 #define MSR_REPORT_MAX_RANGES 16
 

@@ -208,6 +208,7 @@ static void write_config(struct yw *w, const struct msr_report *r)
 	kv_u64(w, "max_violations", c->max_violations);
 	kv_u64(w, "step_lookahead", c->step_lookahead);
 	kv_u64(w, "max_inflight", c->max_inflight);
+	kv_u64(w, "mab_window", c->mab_window);
 	kv_bool(w, "tso", r->sum.tso);
 	if (f->by_strand || f->by_cycles || f->by_pa) {
 		scalar(w, "filters", false);

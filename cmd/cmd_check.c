@@ -27,7 +27,8 @@
 
 #define CHECK_MAX_IMAGES 64
 #define CHECK_HISTORY_EVENTS ((size_t)1 << 12)
-#define CHECK_PROGRESS_EVERY ((uint64_t)1 << 20)
+#define CHECK_PROGRESS_EVERY ((uint64_t)1 << 16) /* events between clock reads */
+#define CHECK_PROGRESS_SECONDS 0.5
 
 /* Set by the SIGINT/SIGTERM handler; the replay loop stops and reports. */
 static volatile sig_atomic_t check_signal;
@@ -177,6 +178,9 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 	if (optind + 1 < argc)
 		return msr_cli_usage_error("check", "unexpected argument '%s'", argv[optind + 1]);
 	o->trace = argv[optind];
+	if (o->steps && !strcmp(o->steps, "-") && !strcmp(o->trace, "-"))
+		return msr_cli_usage_error("check", "the trace and the step log cannot "
+					   "both be read from standard input");
 	return -1;
 }
 
@@ -367,6 +371,8 @@ static void replay(struct check_run *run, struct msr_error *err)
 	struct msr_event ev;
 	bool progress = run->o.progress > 0 ||
 			(run->o.progress < 0 && !run->o.quiet && isatty(STDERR_FILENO));
+	bool shown = false;
+	double next_show = CHECK_PROGRESS_SECONDS;
 	uint64_t n = 0;
 	int rc;
 
@@ -398,10 +404,14 @@ static void replay(struct check_run *run, struct msr_error *err)
 			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "fail-fast");
 			break;
 		}
-		if (progress && !(++n % CHECK_PROGRESS_EVERY))
+		if (progress && !(++n % CHECK_PROGRESS_EVERY) &&
+		    elapsed_since(&run->t0) >= next_show) {
 			show_progress(run, false);
+			shown = true;
+			next_show = elapsed_since(&run->t0) + CHECK_PROGRESS_SECONDS;
+		}
 	}
-	if (progress && n >= CHECK_PROGRESS_EVERY)
+	if (shown)
 		show_progress(run, true);
 }
 
@@ -523,9 +533,10 @@ int msr_cmd_check(int argc, char **argv)
 		return code;
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	if ((rc = setup_config(&run, &filter, &err))) {
+		/* a bad command line or configuration is not a property of the
+		 * revision under test: never a bisect "skip" */
 		msr_cli_print_error(&err);
-		code = run.o.bisect && rc != MSR_E_USAGE ? MSR_EXIT_BISECT_SKIP
-							  : MSR_EXIT_UNUSABLE;
+		code = MSR_EXIT_UNUSABLE;
 		goto out;
 	}
 	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||

@@ -3,7 +3,8 @@
  * shared by the engine's source files.
  *
  * Per strand: load and store rings (the store ring holds the store buffer,
- * the retired buffer and the RMO buffer as entry states), a ring of the
+ * the retired buffer and the RMO buffer as entry states) with per-key
+ * chains of their live entries (youngest first), a ring of the
  * strand's pending commits and a small FIFO of outstanding L1 misses. Global:
  * the memory access buffer (MAB) of entries that await acknowledgements, one
  * EVICT FIFO per L2 bank, the per-core L1 pieces, the sparse memory image
@@ -45,6 +46,7 @@ struct msr_src {
 struct ld_ent {
 	uint64_t pa;          /* byte address of this entry's first byte */
 	uint64_t key;         /* 8-byte block (cacheable) or full pa (I/O) */
+	uint64_t prev_same;   /* next older live load with this key, 0 = none */
 	uint64_t group;       /* seq of the first entry of the instruction */
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
@@ -72,6 +74,7 @@ struct ld_ent {
 
 struct st_ent {
 	uint64_t pa;
+	uint64_t prev_same;   /* next older live store to this block, 0 = none */
 	uint64_t group;
 	uint64_t co;
 	uint64_t iseq, pc;
@@ -87,6 +90,8 @@ struct st_ent {
 struct fill_rec {
 	uint64_t line;
 	uint64_t lseq;
+	uint64_t mpos;  /* MAB tail at its LD_DATA: older commits are in data */
+	bool dead;      /* invalidated by a newer commit/evict before the fill */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
@@ -95,9 +100,9 @@ struct fill_rec {
 struct strand {
 	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
 	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
-	uint64_t ld_data_cur;     /* no data-less live load below this seq */
+	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
+	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
-	uint64_t st_commit_cur;   /* no uncommitted live store below this */
 	uint64_t st_exec_cur;
 	uint64_t st_ack_cur;      /* normal stores below are acked/skipped */
 	uint64_t st_rmo_ack_cur;  /* RMO stores below are acked */
@@ -232,8 +237,18 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s);
+/*
+ * The MAB entry `mseq` (a commit, or an EVICT when m is NULL) reached
+ * `core` before the LD_FILL of a miss whose data predates it: an
+ * invalidation kills that fill, an own-core update (m) patches it.
+ */
+void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
+			  unsigned len, uint64_t mseq, const struct mab_ent *m,
+			  bool update);
 
 /* stores.c */
+/* Youngest live store of the strand to block pa8 (0 = none). */
+uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8);
 void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);

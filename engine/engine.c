@@ -187,8 +187,11 @@ int msr_engine_create(const struct msr_config *cfg,
 		msr_ring_init(&s->ld, sizeof(struct ld_ent), lim);
 		msr_ring_init(&s->st, sizeof(struct st_ent), lim);
 		msr_ring_init(&s->pcommit, sizeof(uint64_t), 0);
-		s->ld_data_cur = s->ld_exec_cur = s->ld_live_tail = 1;
-		s->st_commit_cur = s->st_exec_cur = s->st_live_tail = 1;
+		if (msr_map_init(&s->st_blocks, 16) < 0 ||
+		    msr_map_init(&s->ld_keys, 16) < 0)
+			goto nomem;
+		s->ld_exec_cur = s->ld_live_tail = 1;
+		s->st_exec_cur = s->st_live_tail = 1;
 		s->st_ack_cur = s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);
@@ -211,6 +214,10 @@ void msr_engine_destroy(struct msr_engine *e)
 			msr_ring_release(&e->strands[t].ld);
 			msr_ring_release(&e->strands[t].st);
 			msr_ring_release(&e->strands[t].pcommit);
+			if (e->strands[t].st_blocks.keys)
+				msr_map_release(&e->strands[t].st_blocks);
+			if (e->strands[t].ld_keys.keys)
+				msr_map_release(&e->strands[t].ld_keys);
 		}
 	}
 	if (e->banks)

@@ -4,9 +4,9 @@
  * the store buffer, the core's L1 or L2), LD_FILL (L1 pieces as of the
  * LD_DATA) and LD_POP.
  *
- * Lookups walk only the strand's own load ring from a cursor (bounded by
- * the strand's in-flight loads, normally the first entry matches); nothing
- * here scans the MAB or allocates per event.
+ * Lookups walk per-strand chains of live loads with the same key (8-byte
+ * block, or address for I/O) and of live stores to the same block; nothing
+ * here scans the MAB or a whole ring, or allocates per event.
  */
 #include "engine-internal.h"
 
@@ -17,6 +17,35 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	unsigned end = off + n > 8 ? 8 : off + n;
 
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
+}
+
+/* Live loads are within 2^32 of the tail: rebuild a seq from 32 bits. */
+static uint64_t ld_seq32(const struct strand *s, uint32_t v)
+{
+	uint64_t last = s->ld.tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
+static uint64_t ld_youngest(struct strand *s, uint64_t key)
+{
+	uint32_t *v = msr_map_get(&s->ld_keys, key);
+	uint64_t q = v ? ld_seq32(s, *v) : 0;
+
+	return q >= s->ld.head && q < s->ld.tail ? q : 0;
+}
+
+/* Load `q` leaves its key chain (retired, dropped or popped). */
+static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
+{
+	uint32_t *v = msr_map_get(&s->ld_keys, le->key);
+
+	if (!v || ld_seq32(s, *v) != q)
+		return; /* a younger load heads the chain */
+	if (le->prev_same >= s->ld.head && le->prev_same != q)
+		*v = (uint32_t)le->prev_same;
+	else
+		msr_map_del(&s->ld_keys, le->key);
 }
 
 static void ld_done_check(struct msr_engine *e, struct strand *s)
@@ -36,10 +65,10 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 
 		if (!done)
 			break;
+		if (!(le->flags & LDF_POPPED))
+			ld_unlink(s, s->ld.head, le);
 		s->ld.head++;
 	}
-	if (s->ld_data_cur < s->ld.head)
-		s->ld_data_cur = s->ld.head;
 	if (s->ld_exec_cur < s->ld.head)
 		s->ld_exec_cur = s->ld.head;
 	if (s->ld_live_tail < s->ld.head)
@@ -58,6 +87,7 @@ static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       (unsigned long long)le->issue_event,
 		       le->flags & LDF_DATA ? "never executed"
 					    : "never got its data");
+	ld_unlink(s, s->ld.head, le);
 	le->flags |= LDF_POPPED;
 	msr_eng_ld_retire(e, s);
 }
@@ -65,16 +95,22 @@ static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 /* The model's bypass decision for a load of `mask` in block pa8. */
 static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
 {
-	for (uint64_t q = s->st_live_tail; q-- > s->st.head;) {
+	/* walk only this block's stores, youngest first */
+	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 		uint8_t ov;
 
-		if ((se->flags & (STF_POPPED | STF_CRETIRED)) ||
-		    (se->pa & ~7ULL) != pa8)
+		if (!se)
+			return;
+		if (se->flags & (STF_POPPED | STF_CRETIRED)) {
+			q = se->prev_same;
 			continue;
+		}
 		ov = se->bmask & le->mask;
-		if (!ov)
+		if (!ov) {
+			q = se->prev_same;
 			continue;
+		}
 		/* youngest older store to these bytes decides */
 		if (se->flags & STF_RMO)
 			le->flags |= LDF_RMO_OVERLAP;
@@ -132,6 +168,9 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 			group = seq;
 		le->pa = nent > 1 ? base + 8 * k : ev->pa;
 		le->key = io ? le->pa : le->pa & ~7ULL;
+		le->prev_same = ld_youngest(s, le->key);
+		if (msr_map_put(&s->ld_keys, le->key, (uint32_t)seq) < 0)
+			e->nomem = 1;
 		le->group = group;
 		le->itype = (uint8_t)itype;
 		le->nent = (uint8_t)nent;
@@ -193,6 +232,8 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	s->fill_n++;
 	f->line = line;
 	f->lseq = seq;
+	f->mpos = e->mab.tail;
+	f->dead = false;
 	for (unsigned k = 0; k < e->line / 8; k++)
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
@@ -252,20 +293,24 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 		ld_push_fill(e, s, le, seq);
 }
 
+/* The oldest data-less live load with `key`: walk its chain back. */
 static struct ld_ent *ld_find_dataless(struct strand *s, uint64_t key,
 				       uint64_t *seq_out)
 {
-	for (uint64_t q = s->ld_data_cur; q < s->ld.tail; q++) {
+	struct ld_ent *best = NULL;
+
+	for (uint64_t q = ld_youngest(s, key); q >= s->ld.head;) {
 		struct ld_ent *le = msr_ring_at(&s->ld, q);
 
-		if (le->flags & (LDF_POPPED | LDF_DATA))
-			continue;
-		if (le->key == key) {
+		if (!le)
+			break;
+		if (!(le->flags & (LDF_POPPED | LDF_DATA))) {
+			best = le;
 			*seq_out = q;
-			return le;
 		}
+		q = le->prev_same;
 	}
-	return NULL;
+	return best;
 }
 
 void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
@@ -292,13 +337,6 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
 		    !(l2->flags & (LDF_DATA | LDF_POPPED)))
 			ld_capture(e, t, l2, seq + 1, ev);
 	}
-	while (s->ld_data_cur < s->ld.tail) {
-		struct ld_ent *c = msr_ring_at(&s->ld, s->ld_data_cur);
-
-		if (!(c->flags & (LDF_POPPED | LDF_DATA)))
-			break;
-		s->ld_data_cur++;
-	}
 	ld_done_check(e, s);
 }
 
@@ -314,7 +352,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; k < e->line / 8; k++) {
+		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
 			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
 							true);
 
@@ -338,6 +376,41 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 		       t, (unsigned long long)line, core, ev->ts);
 }
 
+/*
+ * The core applies its crossbar returns in order: a data return (LD_DATA)
+ * is written into L1 before any invalidation or update queued behind it,
+ * even when the monitor reports the LD_FILL after that answer. So an
+ * answer for a commit (or EVICT) newer than the fill's data acts on the
+ * fill: an invalidation drops it, an update patches its piece. An answer
+ * for an older entry left the fill alone: its data already holds the store.
+ */
+void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
+			  unsigned len, uint64_t mseq, const struct mab_ent *m,
+			  bool update)
+{
+	uint64_t lmask = (uint64_t)e->line - 1;
+
+	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
+		struct strand *s = &e->strands[t];
+
+		for (unsigned i = 0; i < s->fill_n; i++) {
+			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+			unsigned k = (unsigned)((pa & lmask) / 8);
+
+			if (f->dead || f->mpos > mseq ||
+			    f->line + e->line <= pa || f->line >= pa + len)
+				continue;
+			if (!update) {
+				f->dead = true;
+				continue;
+			}
+			memcpy(f->data + 8 * k, m->data, 8);
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+			f->known[k] = m->known;
+		}
+	}
+}
+
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)
 {
 	unsigned t = ev->tnum;
@@ -353,8 +426,12 @@ void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	}
 	g = le->group < s->ld.head ? s->ld.head : le->group;
-	for (uint64_t q = g; q < s->ld_live_tail; q++)
-		((struct ld_ent *)msr_ring_at(&s->ld, q))->flags |= LDF_POPPED;
+	for (uint64_t q = s->ld_live_tail; q-- > g;) { /* youngest first */
+		struct ld_ent *p = msr_ring_at(&s->ld, q);
+
+		ld_unlink(s, q, p);
+		p->flags |= LDF_POPPED;
+	}
 	s->ld_live_tail = g;
 	while (s->ld_live_tail > s->ld.head) {
 		struct ld_ent *p = msr_ring_at(&s->ld, s->ld_live_tail - 1);

@@ -178,6 +178,8 @@ void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 			continue;
 		m->await &= ~(1u << core);
 		msr_l1_drop_range(e, core, m->pa, 16);
+		msr_eng_fills_answer(e, core, m->pa, 16,
+				     *(uint64_t *)msr_ring_at(r, q), NULL, false);
 		if (!m->await)
 			msr_mab_retire(e);
 		return;

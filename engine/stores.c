@@ -5,13 +5,44 @@
  *
  * A store entry stays in its strand's ring (store buffer, then retired or
  * RMO buffer) and bypass-searchable until its commit has retired from the
- * MAB. Lookups walk only the strand's own rings from cursors; nothing here
- * scans the MAB or allocates per event.
+ * MAB. Commits bind through the strand's chain of live stores to the block
+ * (youngest first, kept here for the bypass decision too); acks use cursors;
+ * nothing here scans the MAB or allocates per event.
  */
 #include "engine-internal.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
+static uint64_t st_seq32(const struct strand *s, uint32_t v)
+{
+	uint64_t last = s->st.tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
+uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
+{
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint64_t q = v ? st_seq32(s, *v) : 0;
+
+	return q >= s->st.head && q < s->st.tail ? q : 0;
+}
+
+/* Store `q` leaves the block chains (retired, dropped or popped). */
+static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
+{
+	uint64_t pa8 = se->pa & ~7ULL;
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+
+	if (!v || st_seq32(s, *v) != q)
+		return; /* a younger store heads the chain */
+	if (se->prev_same >= s->st.head && se->prev_same != q)
+		*v = (uint32_t)se->prev_same;
+	else
+		msr_map_del(&s->st_blocks, pa8);
+}
 
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 {
@@ -25,10 +56,10 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 
 		if (!done)
 			break;
+		if (!(se->flags & STF_POPPED))
+			st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
-	if (s->st_commit_cur < s->st.head)
-		s->st_commit_cur = s->st.head;
 	if (s->st_exec_cur < s->st.head)
 		s->st_exec_cur = s->st.head;
 	if (s->st_ack_cur < s->st.head)
@@ -52,6 +83,7 @@ static void st_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       : !(se->flags & STF_ACKED)   ? "acknowledged"
 		       : !(se->flags & STF_CRETIRED) ? "retired"
 						    : "executed");
+	st_unlink(s, s->st.head, se);
 	se->flags |= STF_POPPED;
 	msr_eng_st_retire(e, s);
 }
@@ -93,6 +125,9 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 			e->st.stores++;
 	}
 	se->pa = ev->pa;
+	se->prev_same = msr_eng_st_youngest(s, ev->pa & ~7ULL);
+	if (msr_map_put(&s->st_blocks, ev->pa & ~7ULL, (uint32_t)seq) < 0)
+		e->nomem = 1;
 	for (unsigned i = 0; i < 8; i++)
 		se->data[i] = (uint8_t)(ev->data >> (56 - 8 * i));
 	se->bmask = ev->bmask;
@@ -118,20 +153,25 @@ static void pcommit_trim(struct msr_engine *e, struct strand *s)
 	}
 }
 
+/* The oldest uncommitted store of the strand to pa8: walk the block's chain
+ * of live stores back to its oldest uncommitted entry. */
 static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
-	for (uint64_t q = s->st_commit_cur; q < s->st.tail; q++) {
+	struct st_ent *best = NULL;
+
+	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 
-		if (se->flags & (STF_POPPED | STF_COMMITTED))
-			continue;
-		if ((se->pa & ~7ULL) == pa8) {
+		if (!se)
+			break;
+		if (!(se->flags & (STF_POPPED | STF_COMMITTED))) {
+			best = se;
 			*seq_out = q;
-			return se;
 		}
+		q = se->prev_same;
 	}
-	return NULL;
+	return best;
 }
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */
@@ -300,13 +340,6 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 			e->nomem = 1;
 	}
 	st_emit_commit(e, ev, se, sseq, m, zeroed);
-	while (s->st_commit_cur < s->st.tail) {
-		struct st_ent *c = msr_ring_at(&s->st, s->st_commit_cur);
-
-		if (!(c->flags & (STF_POPPED | STF_COMMITTED)))
-			break;
-		s->st_commit_cur++;
-	}
 	msr_mab_retire(e);
 }
 
@@ -348,7 +381,8 @@ void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
 }
 
 static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
-				       uint64_t line, uint32_t bit)
+				       uint64_t line, uint32_t bit,
+				       uint64_t *seq_out)
 {
 	uint64_t lmask = ~(uint64_t)(e->line - 1);
 
@@ -357,8 +391,10 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
 		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
 
-		if (m && (m->await & bit) && (m->pa & lmask) == line)
+		if (m && (m->await & bit) && (m->pa & lmask) == line) {
+			*seq_out = *mseq;
 			return m;
+		}
 	}
 	return NULL;
 }
@@ -385,9 +421,10 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	unsigned core = update ? t / e->tpc : ev->cid;
 	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
 	struct mab_ent *m = NULL;
+	uint64_t mseq = 0;
 
 	if (core < e->cfg.cores)
-		m = st_find_pending(e, &e->strands[t], line, 1u << core);
+		m = st_find_pending(e, &e->strands[t], line, 1u << core, &mseq);
 	if (!update && core < e->cfg.cores)
 		msr_l1_drop_range(e, core, line, e->line);
 	if (!m) {
@@ -402,6 +439,7 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	m->await &= ~(1u << core);
 	if (update)
 		st_update_l1(e, core, m, ev);
+	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);
 	if (!m->await)
 		msr_mab_retire(e);
 }
@@ -421,8 +459,12 @@ void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	}
 	g = se->group < s->st.head ? s->st.head : se->group;
-	for (uint64_t q = g; q < s->st_live_tail; q++)
-		((struct st_ent *)msr_ring_at(&s->st, q))->flags |= STF_POPPED;
+	for (uint64_t q = s->st_live_tail; q-- > g;) { /* youngest first */
+		struct st_ent *p = msr_ring_at(&s->st, q);
+
+		st_unlink(s, q, p);
+		p->flags |= STF_POPPED;
+	}
 	s->st_live_tail = g;
 	while (s->st_live_tail > s->st.head) {
 		struct st_ent *p = msr_ring_at(&s->st, s->st_live_tail - 1);

@@ -366,6 +366,8 @@ static int parse_step(struct msr_steplog *log, const char *line,
 	s->op = (uint8_t)op;
 	op_col = tok;
 	while (next_token(&p, end, &tok, &tok_end)) {
+		if (*tok == '#')
+			break; /* a trailing comment */
 		rc = parse_field(&c, tok, tok_end, s, cols);
 		if (rc)
 			return rc;

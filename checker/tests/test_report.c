@@ -396,3 +396,23 @@ Test(report, non_regular_targets_are_written_in_place)
 	cr_assert_gt(st.st_size, 100, "the report went through the link");
 	msr_report_destroy(r);
 }
+
+Test(report, unlimited_still_bounded)
+{
+	struct msr_config cfg;
+	struct msr_report *r;
+	struct msr_error err = MSR_ERROR_INIT;
+
+	msr_config_default(&cfg);
+	cfg.max_violations = 0;
+	cr_assert_eq(msr_report_create(&cfg, NULL, &r, &err), MSR_OK);
+	for (unsigned i = 0; i < MSR_REPORT_DEFAULT_CAP + 5; i++) {
+		struct msr_violation v = make_violation(MSR_V_LOAD_VALUE, 1, i, 8 * i);
+
+		cr_assert(msr_report_add(r, &v));
+	}
+	cr_assert_eq(msr_report_kept(r), MSR_REPORT_DEFAULT_CAP);
+	cr_assert_eq(msr_report_shown(r), MSR_REPORT_DEFAULT_CAP + 5);
+	cr_assert_eq(msr_report_kind_count(r, MSR_V_LOAD_VALUE), MSR_REPORT_DEFAULT_CAP + 5);
+	msr_report_destroy(r);
+}

@@ -43,6 +43,7 @@ expect_rc "bad config" 2 "$MSR" check --config bad.yaml -o r.yaml "$LV"
 grep -q "bad.yaml:3:3: unknown key 'colour' in section system" stderr.txt
 ok $? "config error names file:line:col and the key"
 [ ! -e r.yaml ]; ok $? "no report for an unusable configuration"
+expect_rc "bad config is 2 even with --bisect" 2 "$MSR" check --bisect --config bad.yaml -o r.yaml "$LV"
 
 expect_rc "missing trace" 2 "$MSR" check -o miss.yaml nonexistent.trace
 [ "$(yget miss.yaml summary.complete)" = false ]
@@ -69,6 +70,11 @@ expect_rc "--pa outside" 0 "$MSR" check "$LV" --steps "$LVS" -o p.yaml --pa :0xc
 expect_rc "report to stdout" 1 "$MSR" check "$LV" --steps "$LVS"
 [ "$(yget stdout.txt violations.0.kind)" = load-value ]; ok $? "stdout report is YAML"
 grep -q "report: stdout" stderr.txt; ok $? "summary says the report went to stdout"
+
+expect_rc "trace on stdin" 1 sh -c '"$0" check - --steps "$1" -o si.yaml <"$2"' "$MSR" "$LVS" "$LV"
+[ "$(yget si.yaml inputs.0.path)" = - ]; ok $? "stdin is listed as '-'"
+expect_rc "step log on stdin" 1 sh -c '"$0" check "$2" --steps - -o si.yaml <"$1"' "$MSR" "$LVS" "$LV"
+expect_rc "not both on stdin" 2 "$MSR" check - --steps -
 
 # Two wrong loads: the cap, fail-fast and fingerprints
 { cat "$LV"; grep -v '^#' "$LV" | sed 's/d000/d008/g; s/ts=1\b/ts=2/'; } >two.trace
@@ -137,6 +143,13 @@ grep -q "far.steps:6: step-log lookahead limit exceeded" stderr.txt; ok $? "name
 [ "$(yget l.yaml summary.complete)" = false ]; ok $? "and still writes a report"
 expect_rc "within the default lookahead" 1 "$MSR" check one.trace --steps far.steps -o l2.yaml --no-tso
 [ "$(yget l2.yaml violations.0.kind)" = step-log-long ]; ok $? "the other strand's lines are left over"
+
+printf '# msync-steps 1\n0 0x100 ld pa=0xd000 size=8 ld=11\n' >bad.steps
+expect_rc "malformed step log" 2 "$MSR" check "$LV" --steps bad.steps -o b.yaml
+grep -q "bad.steps:2:29: value length does not match size: ld= has 2 hex digits, expected 16 for size=8" stderr.txt
+ok $? "step-log error names file:line:col and the field"
+[ "$(yget b.yaml summary.complete)" = false ] && [ "$(yget b.yaml summary.events)" -ge 1 ]
+ok $? "and the report covers the events replayed before it"
 
 # SIGINT while the trace is still arriving: a partial report, exit 2
 mkfifo live

@@ -608,6 +608,52 @@ Test(flow, fill_after_an_invalidation_installs_the_line)
 	t_free(t);
 }
 
+/* The RTL reported the fill after an invalidation of a store newer than
+ * the fill's data: the core wrote the fill first, then invalidated it. */
+Test(flow, newer_invalidation_before_the_fill_drops_it)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "@b000 0000000000000001 0000000000000000\n");
+	step_ld(t, C1, 0xb000, 8, 1, true);
+	ld_issue(t, C1, 0xb000, 3, MSR_IT_LOAD, 100);
+	ld_data(t, C1, 0xb000, MSR_DSRC_L2, 105);
+	step_st(t, C0, 0xb000, 8, 2);
+	st_issue(t, C0, 0xb000, 2, 0xff, MSR_IT_STORE, 106);
+	sstep(t, C0);
+	st_commit(t, C0, 0xb000, 0xff, 0x2, 1, 110); /* core 1: fill on the way */
+	st_ack(t, C0, 0, 111);
+	st_inv(t, 1, C0, 0xb000, 112);
+	ld_fill(t, C1, 0xb000, 113); /* pairs, installs nothing */
+	sstep(t, C1);
+	hit_load(t, C1, 0xb000, 2, 120);
+	t_finish(t);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(count_kind(t, MSR_V_L1_HIT_NOT_PRESENT), 1);
+	t_free(t);
+}
+
+/* Same for the own core: its update of a newer store patches the fill. */
+Test(flow, own_update_before_the_fill_patches_it)
+{
+	struct tctx *t = t_new(true);
+
+	t_image(t, "@a000 0000000000000001 0000000000000000\n");
+	step_ld(t, 1, 0xa000, 8, 1, true);
+	ld_issue(t, 1, 0xa000, 3, MSR_IT_LOAD, 100);
+	ld_data(t, 1, 0xa000, MSR_DSRC_L2, 105);
+	step_st(t, C0, 0xa000, 8, 2);
+	full_store(t, C0, 0xa000, 8, 2, 0x1, 106); /* ST_UPDATE at 118 */
+	ld_fill(t, 1, 0xa000, 120);
+	sstep(t, 1);
+	hit_load(t, 1, 0xa000, 2, 130);
+	t_finish(t);
+	expect_clean(t);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].kind, MSR_RF_COMMIT);
+	cr_assert_eq(t->ops[2].blk[0].rf[0].co, 1);
+	t_free(t);
+}
+
 Test(flow, mem_slam_is_visible_at_once)
 {
 	struct tctx *t = t_new(true);

@@ -123,7 +123,7 @@ Test(steplog, values_are_big_endian_and_flags_set)
 	cr_assert_eq(open_text("# msync-steps 1\r\n"
 			       "5 0x400 ld pa=0x102000 size=4 ld=deadbeef\r\n"
 			       "5 0x404 cas pa=0x102000 size=4 ld=deadbeef\n"
-			       "5 0x408 membar mask=0x0f\n",
+			       "5 0x408 membar mask=0x0f # fence\n",
 			       0, &log, &err, path), MSR_OK);
 	cr_assert_eq(msr_steplog_next(log, 5, &s, &err), MSR_OK);
 	cr_assert_eq(s.tnum, 5);
