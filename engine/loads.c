@@ -48,11 +48,6 @@ static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
 		msr_map_del(&s->ld_keys, le->key);
 }
 
-static void ld_done_check(struct msr_engine *e, struct strand *s)
-{
-	msr_eng_ld_retire(e, s);
-}
-
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 {
 	while (s->ld.head < s->ld.tail) {
@@ -337,7 +332,7 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
 		    !(l2->flags & (LDF_DATA | LDF_POPPED)))
 			ld_capture(e, t, l2, seq + 1, ev);
 	}
-	ld_done_check(e, s);
+	msr_eng_ld_retire(e, s);
 }
 
 void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)

@@ -118,8 +118,10 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	if (!mask)
 		return;
 	p = page_get(e, pa8, true);
-	b = msr_mem_blk(e, pa8, true);
-	if (!p || !b)
+	/* no block record means "initial value" for all its bytes: initial
+	 * images and slams of fresh memory need none */
+	b = msr_mem_blk(e, pa8, s->kind != MSR_RF_INIT);
+	if (!p || (!b && s->kind != MSR_RF_INIT))
 		return;
 	for (unsigned i = 0; i < 8; i++) {
 		uint8_t bit = (uint8_t)(0x80u >> i);
@@ -128,7 +130,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 			continue;
 		p->data[off + i] = data[i];
 		p->known[off / 8] |= bit;
-		b->src[i] = *s;
+		if (b)
+			b->src[i] = *s;
 	}
 }
 
