@@ -124,7 +124,7 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 		s->prev_strand = h->strand_last[ev->tnum];
 		h->strand_last[ev->tnum] = seq;
 	}
-	if (h->has_pa[code] && h->blocks.keys) {
+	if (h->has_pa[code] && h->blocks.slots) {
 		uint64_t pa8 = ev->pa & ~7ULL;
 		uint32_t *v = msr_map_get(&h->blocks, pa8);
 
@@ -167,7 +167,7 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 
 	if (strand >= 0 && strand < MSR_MAX_STRANDS)
 		a = chain_start(h, h->strand_last[strand], at, true);
-	if (pa8 != UINT64_MAX && h->blocks.keys) {
+	if (pa8 != UINT64_MAX && h->blocks.slots) {
 		uint32_t *v = msr_map_get(&h->blocks, pa8 & ~7ULL);
 
 		if (v) {
