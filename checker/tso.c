@@ -446,7 +446,6 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 
 	out->pa = pa;
 	out->dma = false;
-	memset(&yp, 0, sizeof(yp));
 	if (rf->kind == MSR_RF_BYPASS) {
 		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
 
@@ -460,6 +459,9 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			return true;
 		}
 		if (!mine || rf->sseq != ysseq) {
+			/* the proof op exists only on report paths: not
+			 * cleared per byte */
+			memset(&yp, 0, sizeof(yp));
 			yp.strand = rf->strand;
 			if (bs && bs->have_op)
 				yp = bs->info;
@@ -493,6 +495,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (ysseq && !yrmo && (!yco || c < yco)) {
+		memset(&yp, 0, sizeof(yp));
 		if (y && y->have_op)
 			yp = y->info;
 		tso_report_own_stale(t, l, out, yco, &yp);
