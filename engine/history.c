@@ -114,8 +114,11 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 	struct hslot *s = &h->ring[seq & (h->cap - 1)];
 	unsigned code = ev->code < MSR_CODE_LIMIT ? ev->code : 0;
 
-	/* the payload only as far as it is used: most events have none */
-	memcpy(&s->ev, ev, offsetof(struct msr_event, bytes) + ev->nbytes);
+	/* the payload only as far as it is used: most events have none (a
+	 * fixed-size copy first: a variable one is a slow `rep movs`) */
+	memcpy(&s->ev, ev, offsetof(struct msr_event, bytes));
+	if (ev->nbytes)
+		memcpy(s->ev.bytes, ev->bytes, ev->nbytes);
 	s->prev_strand = s->prev_block = NO_LINK;
 	s->strand = -1;
 	s->pa8 = UINT64_MAX;
