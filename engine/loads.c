@@ -97,7 +97,11 @@ static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
 
 		if (!se)
 			return;
-		if (se->flags & (STF_POPPED | STF_CRETIRED)) {
+		/* searchable while in the store buffer (until its ack) and,
+		 * once acked, until its commit has retired */
+		if ((se->flags & STF_POPPED) ||
+		    (se->flags & (STF_ACKED | STF_CRETIRED)) ==
+			    (STF_ACKED | STF_CRETIRED)) {
 			q = se->prev_same;
 			continue;
 		}

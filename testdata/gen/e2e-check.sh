@@ -176,6 +176,9 @@ clean "random, no L2 misses seed=5" --seed 5 --events "$events" \
 	--l2-absent 0 --evict-rate 0
 clean "random 4x4 stb=2 seed=6" --seed 6 --events "$events" --cores 4 \
 	--threads 4 --stb-depth 2 --hot-lines 4 --hot-rate 0.8
+clean "loads and stores on one hot line (bypass from committed stores) seed=1" \
+	--seed 1 --events "$events" --hot-lines 1 --hot-rate 0.9 \
+	--mix ld=6,st=6,ldd=2,membar=1
 clean "random atomics and blocks seed=7" --seed 7 --events "$events" \
 	--mix ld=4,st=4,ldblk=1,stblk=1,stbi=1,ldq=1,cas=2,swap=1,ldstub=1,membar=1
 clean "block-init stores on L2 misses (l2hit=0 zeroing) seed=8" --seed 8 \

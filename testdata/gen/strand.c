@@ -117,12 +117,12 @@ static int stb_overlap(struct strand *s, uint64_t pa, unsigned size,
 		lm = dword_mask(pa8, pa, size);
 		if (!(lm & e->bmask))
 			continue;
-		/* forward only from a store that has not committed yet: once
-		 * committed it leaves the bypass-searchable set as soon as its
-		 * commit retires, so the load waits for the ack instead */
+		/* forward from a normal store still in the buffer, committed
+		 * or not: its ack reaches the core before any L2 data that
+		 * could hold a newer store, so the strand has seen nothing
+		 * newer than it */
 		if ((pa & ~7ull) == ((pa + size - 1) & ~7ull) &&
-		    (e->bmask & lm) == lm && e->itype == MSR_IT_STORE &&
-		    !e->committed) {
+		    (e->bmask & lm) == lm && e->itype == MSR_IT_STORE) {
 			*idx = i;
 			return 1;
 		}

@@ -315,8 +315,6 @@ static void on_ld_data(struct oracle *o, const struct msr_event *ev)
 
 		if (!e || !full)
 			finding(o, "bypass-not-covered", ev->tnum, ev->pa);
-		else if (e->committed)
-			finding(o, "order:bypass-after-commit", ev->tnum, ev->pa);
 		else
 			memcpy(l->value, e->data + (l->pa & 7), l->bytes);
 	}
