@@ -446,7 +446,6 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 
 	out->pa = pa;
 	out->dma = false;
-	memset(&yp, 0, sizeof(yp));
 	if (rf->kind == MSR_RF_BYPASS) {
 		struct tso_srec *bs = mine ? srec_get(s, rf->sseq) : NULL;
 
@@ -460,6 +459,9 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			return true;
 		}
 		if (!mine || rf->sseq != ysseq) {
+			/* the proof op exists only on report paths: not
+			 * cleared per byte */
+			memset(&yp, 0, sizeof(yp));
 			yp.strand = rf->strand;
 			if (bs && bs->have_op)
 				yp = bs->info;
@@ -493,6 +495,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (ysseq && !yrmo && (!yco || c < yco)) {
+		memset(&yp, 0, sizeof(yp));
 		if (y && y->have_op)
 			yp = y->info;
 		tso_report_own_stale(t, l, out, yco, &yp);
@@ -550,6 +553,17 @@ static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
 }
 
+/* Start the scratch load: only its header, the byte slots are reset one
+ * by one as load_resolve fills them (clearing all 64 costs more than the
+ * whole placement of a small load). */
+static void load_begin(struct tso_load *l, const struct msr_op *op)
+{
+	l->op = op;
+	l->nb = 0;
+	l->reported = false;
+	tso_proof_load(op, &l->self);
+}
+
 /* Place a load (or one 16-byte piece of a block load) after the strand's
  * earlier loads and barriers. */
 static void place_load(struct msr_tso *t, struct tso_strand *s,
@@ -560,9 +574,7 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 	uint64_t p, lo = 0;
 	unsigned i, lo_i = 0;
 
-	memset(l, 0, sizeof(*l));
-	l->op = op;
-	tso_proof_load(op, &l->self);
+	load_begin(l, op);
 	load_resolve(t, s, l, b0, bn);
 	for (i = 0; i < l->nb; i++)
 		if (l->b[i].lo > lo) {
@@ -749,9 +761,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		goto store;
 	}
 	q = co_a - 1;
-	memset(l, 0, sizeof(*l));
-	l->op = op;
-	tso_proof_load(op, &l->self);
+	load_begin(l, op);
 	load_resolve(t, s, l, 0, op->nblocks);
 	if (s->f_ll > q && s->w_ll.type == TSO_WIT_RF)
 		tso_report_atomic(t, l, MSR_V_TSO_LOAD_STORE, co_a, NULL, &s->w_ll);

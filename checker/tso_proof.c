@@ -22,15 +22,18 @@ void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 	out->size = op->size;
 	out->ts = op->ts;
 	out->event = op->event;
-	for (b = 0; b < op->nblocks && n < 8; b++)
-		for (i = 0; i < 8 && n < 8; i++)
-			if (op->blk[b].mask & (0x80u >> i)) {
-				const uint8_t *src = op->kind == MSR_OP_STORE
-							     ? op->blk[b].store
-							     : op->blk[b].load;
-				out->value = out->value << 8 | src[i];
-				n++;
-			}
+	/* walk the set bits of each block's mask, lowest address first */
+	for (b = 0; b < op->nblocks && n < 8; b++) {
+		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[b].store
+							       : op->blk[b].load;
+		unsigned m = op->blk[b].mask;
+
+		for (; m && n < 8; n++) {
+			i = (unsigned)__builtin_clz(m) - 24u; /* bit 7 = byte 0 */
+			out->value = out->value << 8 | src[i];
+			m &= ~(0x80u >> i);
+		}
+	}
 }
 
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,

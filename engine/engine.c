@@ -214,9 +214,9 @@ void msr_engine_destroy(struct msr_engine *e)
 			msr_ring_release(&e->strands[t].ld);
 			msr_ring_release(&e->strands[t].st);
 			msr_ring_release(&e->strands[t].pcommit);
-			if (e->strands[t].st_blocks.keys)
+			if (e->strands[t].st_blocks.slots)
 				msr_map_release(&e->strands[t].st_blocks);
-			if (e->strands[t].ld_keys.keys)
+			if (e->strands[t].ld_keys.slots)
 				msr_map_release(&e->strands[t].ld_keys);
 		}
 	}

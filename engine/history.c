@@ -10,6 +10,7 @@
  */
 #include "engine-internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,11 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 	struct hslot *s = &h->ring[seq & (h->cap - 1)];
 	unsigned code = ev->code < MSR_CODE_LIMIT ? ev->code : 0;
 
-	s->ev = *ev;
+	/* the payload only as far as it is used: most events have none (a
+	 * fixed-size copy first: a variable one is a slow `rep movs`) */
+	memcpy(&s->ev, ev, offsetof(struct msr_event, bytes));
+	if (ev->nbytes)
+		memcpy(s->ev.bytes, ev->bytes, ev->nbytes);
 	s->prev_strand = s->prev_block = NO_LINK;
 	s->strand = -1;
 	s->pa8 = UINT64_MAX;
@@ -122,7 +127,7 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 		s->prev_strand = h->strand_last[ev->tnum];
 		h->strand_last[ev->tnum] = seq;
 	}
-	if (h->has_pa[code] && h->blocks.keys) {
+	if (h->has_pa[code] && h->blocks.slots) {
 		uint64_t pa8 = ev->pa & ~7ULL;
 		uint32_t *v = msr_map_get(&h->blocks, pa8);
 
@@ -165,7 +170,7 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 
 	if (strand >= 0 && strand < MSR_MAX_STRANDS)
 		a = chain_start(h, h->strand_last[strand], at, true);
-	if (pa8 != UINT64_MAX && h->blocks.keys) {
+	if (pa8 != UINT64_MAX && h->blocks.slots) {
 		uint32_t *v = msr_map_get(&h->blocks, pa8 & ~7ULL);
 
 		if (v) {

@@ -108,13 +108,13 @@ void msr_mab_leftovers(struct msr_engine *e)
 	}
 	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
 	for (size_t i = 0; i < e->dma_map.cap; i++) {
-		uint64_t k = e->dma_map.keys[i];
+		uint64_t k = e->dma_map.slots[i].key;
 
 		if (k == UINT64_MAX)
 			continue;
 		msr_eng_report(e, MSR_V_LEFTOVER, -1, 0, k, 16,
 			       "%u DMA write(s) with inv=1 to 0x%llx were never followed by the EVICT of that 16-byte piece",
-			       e->dma_map.vals[i], (unsigned long long)k);
+			       e->dma_map.slots[i].val, (unsigned long long)k);
 	}
 }
 

@@ -10,6 +10,7 @@
  */
 #include "engine-internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -398,6 +399,14 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 	return true;
 }
 
+/* Block k of an op, cleared: op_init clears only the op's header, since
+ * most ops use one of the eight blocks (~2 KiB to clear per step). */
+static struct msr_op_block *op_block(struct msr_op *op, unsigned k)
+{
+	memset(&op->blk[k], 0, sizeof(op->blk[k]));
+	return &op->blk[k];
+}
+
 /* Compare with ld=, learn unknown bytes, mark executed, fill op blocks. */
 static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 		      const struct msr_step *st, struct ld_form *f,
@@ -431,7 +440,7 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 	op->nblocks = (uint8_t)f->n;
 	for (unsigned k = 0; k < f->n; k++) {
 		struct ld_ent *x = f->ent[k];
-		struct msr_op_block *b = &op->blk[k];
+		struct msr_op_block *b = op_block(op, k);
 
 		x->flags |= LDF_EXEC;
 		x->iseq = iseq;
@@ -590,7 +599,8 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 	op->rmo = (se->flags & STF_RMO) != 0;
 	op->store_failed = atomic && !(st->has & MSR_STEP_HAS_ST);
 	for (unsigned k = 0; k < n; k++) {
-		struct msr_op_block *b = &op->blk[k];
+		/* an atomic's blocks were started by ld_finish */
+		struct msr_op_block *b = atomic ? &op->blk[k] : op_block(op, k);
 		struct chist *h;
 
 		ent[k]->flags |= STF_EXEC;
@@ -619,7 +629,7 @@ static void op_init(struct msr_engine *e, struct msr_op *op, unsigned t,
 		    uint64_t iseq, const struct msr_step *st,
 		    const struct msr_event *ev, enum msr_op_kind kind)
 {
-	memset(op, 0, sizeof(*op));
+	memset(op, 0, offsetof(struct msr_op, blk)); /* blocks: op_block */
 	op->kind = (uint8_t)kind;
 	op->step_op = st->op;
 	op->strand = (uint8_t)t;

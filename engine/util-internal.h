@@ -64,18 +64,39 @@ static inline uint64_t msr_hash64(uint64_t x)
 /*
  * Open-addressing (linear probing, backward-shift deletion) map from a
  * 64-bit key to a 32-bit value. Key UINT64_MAX is reserved (empty slot).
+ * Key and value share a slot, so a hit costs one cache line, not two.
  */
+struct msr_map_slot {
+	uint64_t key;
+	uint32_t val;
+};
+
 struct msr_map {
-	uint64_t *keys;
-	uint32_t *vals;
+	struct msr_map_slot *slots; /* NULL before init / after release */
 	size_t cap;   /* power of two */
 	size_t count;
 };
 
 int msr_map_init(struct msr_map *m, size_t cap_hint);
 void msr_map_release(struct msr_map *m);
-/* Value slot of `key`, or NULL. */
-uint32_t *msr_map_get(const struct msr_map *m, uint64_t key);
+
+/* Value slot of `key`, or NULL. Inline: it is on every event's path. */
+static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)msr_hash64(key) & mask;
+
+	for (;;) {
+		struct msr_map_slot *sl = &m->slots[i];
+
+		if (sl->key == key)
+			return &sl->val;
+		if (sl->key == UINT64_MAX)
+			return NULL;
+		i = (i + 1) & mask;
+	}
+}
+
 /* Insert or overwrite; returns 0, or -1 when out of memory. */
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
 /* Remove `key` if present. */

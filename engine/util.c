@@ -55,77 +55,60 @@ void *msr_ring_push(struct msr_ring *r)
 	return p;
 }
 
+static void slots_clear(struct msr_map_slot *sl, size_t cap)
+{
+	for (size_t i = 0; i < cap; i++)
+		sl[i].key = UINT64_MAX;
+}
+
 int msr_map_init(struct msr_map *m, size_t cap_hint)
 {
 	size_t cap = 16;
 
 	while (cap < cap_hint)
 		cap *= 2;
-	m->keys = malloc(cap * sizeof(*m->keys));
-	m->vals = malloc(cap * sizeof(*m->vals));
+	m->slots = malloc(cap * sizeof(*m->slots));
 	m->cap = cap;
 	m->count = 0;
-	if (!m->keys || !m->vals) {
+	if (!m->slots) {
 		msr_map_release(m);
 		return -1;
 	}
-	memset(m->keys, 0xff, cap * sizeof(*m->keys));
+	slots_clear(m->slots, cap);
 	return 0;
 }
 
 void msr_map_release(struct msr_map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
+	free(m->slots);
+	m->slots = NULL;
 	m->cap = m->count = 0;
 }
 
-uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
-{
-	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
-
-	for (;;) {
-		if (m->keys[i] == key)
-			return &m->vals[i];
-		if (m->keys[i] == UINT64_MAX)
-			return NULL;
-		i = (i + 1) & mask;
-	}
-}
-
-static void map_insert(uint64_t *keys, uint32_t *vals, size_t cap,
-		       uint64_t key, uint32_t val)
+static void map_insert(struct msr_map_slot *sl, size_t cap, uint64_t key,
+		       uint32_t val)
 {
 	size_t i = (size_t)msr_hash64(key) & (cap - 1);
 
-	while (keys[i] != UINT64_MAX && keys[i] != key)
+	while (sl[i].key != UINT64_MAX && sl[i].key != key)
 		i = (i + 1) & (cap - 1);
-	keys[i] = key;
-	vals[i] = val;
+	sl[i].key = key;
+	sl[i].val = val;
 }
 
 static int map_grow(struct msr_map *m)
 {
 	size_t ncap = m->cap * 2;
-	uint64_t *nk = malloc(ncap * sizeof(*nk));
-	uint32_t *nv = malloc(ncap * sizeof(*nv));
+	struct msr_map_slot *ns = malloc(ncap * sizeof(*ns));
 
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
+	if (!ns)
 		return -1;
-	}
-	memset(nk, 0xff, ncap * sizeof(*nk));
+	slots_clear(ns, ncap);
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i] != UINT64_MAX)
-			map_insert(nk, nv, ncap, m->keys[i], m->vals[i]);
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
+		if (m->slots[i].key != UINT64_MAX)
+			map_insert(ns, ncap, m->slots[i].key, m->slots[i].val);
+	free(m->slots);
+	m->slots = ns;
 	m->cap = ncap;
 	return 0;
 }
@@ -141,7 +124,7 @@ int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
 	/* keep the load factor at or below 1/2 so probes stay short */
 	if ((m->count + 1) * 2 > m->cap && map_grow(m) < 0)
 		return -1;
-	map_insert(m->keys, m->vals, m->cap, key, val);
+	map_insert(m->slots, m->cap, key, val);
 	m->count++;
 	return 0;
 }
@@ -150,9 +133,10 @@ void msr_map_del(struct msr_map *m, uint64_t key)
 {
 	size_t mask = m->cap - 1;
 	size_t i = (size_t)msr_hash64(key) & mask;
+	struct msr_map_slot *sl = m->slots;
 
-	while (m->keys[i] != key) {
-		if (m->keys[i] == UINT64_MAX)
+	while (sl[i].key != key) {
+		if (sl[i].key == UINT64_MAX)
 			return;
 		i = (i + 1) & mask;
 	}
@@ -160,17 +144,16 @@ void msr_map_del(struct msr_map *m, uint64_t key)
 	for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		size_t home;
 
-		if (m->keys[j] == UINT64_MAX)
+		if (sl[j].key == UINT64_MAX)
 			break;
-		home = (size_t)msr_hash64(m->keys[j]) & mask;
+		home = (size_t)msr_hash64(sl[j].key) & mask;
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			sl[i] = sl[j];
 			i = j;
 		}
 	}
-	m->keys[i] = UINT64_MAX;
+	sl[i].key = UINT64_MAX;
 	m->count--;
 }
 

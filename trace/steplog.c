@@ -81,15 +81,17 @@ static int lerr(const struct lctx *c, const char *at, const char *fmt, ...)
 	return msr_error_set(c->err, MSR_E_FORMAT, "steplog", where, "%s", text);
 }
 
+/* Digit value + 1 of every byte, 0 for a non-hex byte: one load a digit. */
+static const uint8_t hex_digit1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static int hexval(char ch)
 {
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
+	return (int)hex_digit1[(unsigned char)ch] - 1;
 }
 
 static bool is_space(char ch)
@@ -213,16 +215,35 @@ static const char *const field_names[5] = {"pa", "size", "ld", "st", "mask"};
 
 static int field_bit(const char *k, size_t n)
 {
-	for (int i = 0; i < 5; i++)
-		if (strlen(field_names[i]) == n && !memcmp(k, field_names[i], n))
-			return 1 << i;
-	return 0;
+	switch (n) {
+	case 2:
+		if (k[0] == 'p' && k[1] == 'a')
+			return PA;
+		if (k[0] == 'l' && k[1] == 'd')
+			return LDV;
+		if (k[0] == 's' && k[1] == 't')
+			return STV;
+		return 0;
+	case 4:
+		if (!memcmp(k, "size", 4))
+			return SZ;
+		if (!memcmp(k, "mask", 4))
+			return MK;
+		return 0;
+	default:
+		return 0;
+	}
 }
+
+static const uint8_t op_len[MSR_STEP_OP_COUNT] = {
+	3, 2, 3, 3, 5, 2, 5, 4, 3, 4, 6, 6, 8,
+};
 
 static int op_lookup(const char *p, size_t n)
 {
 	for (int i = 0; i < MSR_STEP_OP_COUNT; i++)
-		if (strlen(op_names[i]) == n && !memcmp(p, op_names[i], n))
+		if (op_len[i] == n && p[0] == op_names[i][0] &&
+		    !memcmp(p, op_names[i], n))
 			return i;
 	return -1;
 }
@@ -334,6 +355,132 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
 	return MSR_OK;
 }
 
+/*
+ * Fast path for the common shape of a step line: fields separated by
+ * blanks, plain hex without 0x, no duplicate field. Parses in one pass over
+ * the bytes. Returns false, with *s partly filled, for anything else; the
+ * caller then parses the line again with the general parser, which gives
+ * the same result for a valid line and the precise message for a bad one.
+ */
+static const char *fast_hex(const char *p, const char *end, long maxdig,
+			    uint64_t *out)
+{
+	const char *q = p;
+	uint64_t v = 0;
+	unsigned d;
+
+	while (q < end && (d = hex_digit1[(unsigned char)*q]) != 0) {
+		v = v << 4 | (d - 1);
+		q++;
+	}
+	if (q == p || q - p > maxdig || (q < end && !is_space(*q)))
+		return NULL;
+	*out = v;
+	return q;
+}
+
+static const char *fast_bytes(const char *p, const char *end, uint8_t *out,
+			      uint8_t *len)
+{
+	const char *q = p;
+	size_t n = 0;
+
+	while (q + 1 < end && n < 64) {
+		unsigned hi = hex_digit1[(unsigned char)q[0]];
+		unsigned lo = hex_digit1[(unsigned char)q[1]];
+
+		if (!hi || !lo)
+			break;
+		out[n++] = (uint8_t)((hi - 1) << 4 | (lo - 1));
+		q += 2;
+	}
+	if (n == 0 || (q < end && !is_space(*q)))
+		return NULL;
+	*len = (uint8_t)n;
+	return q;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && is_space(*p))
+		p++;
+	return p;
+}
+
+static bool fast_field(const char *p, const char *end, struct msr_step *s,
+		       const char *cols[5], const char **next)
+{
+	const char *v, *q = NULL;
+	uint64_t x;
+	int bit;
+
+	if (end - p >= 3 && p[2] == '=')
+		bit = field_bit(p, 2), v = p + 3;
+	else if (end - p >= 5 && p[4] == '=')
+		bit = field_bit(p, 4), v = p + 5;
+	else
+		return false;
+	if (!bit || (s->has & bit))
+		return false;
+	s->has |= (uint8_t)bit;
+	cols[__builtin_ctz((unsigned)bit)] = p;
+	switch (bit) {
+	case PA:
+		q = fast_hex(v, end, 10, &s->pa);
+		break;
+	case SZ:
+		x = 0;
+		for (q = v; q < end && *q >= '0' && *q <= '9' && q - v < 2; q++)
+			x = x * 10 + (uint64_t)(*q - '0');
+		if (q == v || x > 64 || (q < end && !is_space(*q)))
+			return false;
+		s->size = (uint8_t)x;
+		break;
+	case LDV:
+		q = fast_bytes(v, end, s->ld, &s->ld_len);
+		break;
+	case STV:
+		q = fast_bytes(v, end, s->st, &s->st_len);
+		break;
+	default:
+		q = fast_hex(v, end, 8, &x);
+		s->mask = (uint32_t)x;
+		break;
+	}
+	*next = q;
+	return q != NULL;
+}
+
+static bool fast_step(const struct msr_steplog *log, const char *line,
+		      const char *end, struct msr_step *s, const char *cols[5],
+		      const char **op_col)
+{
+	const char *p = skip_blanks(line, end), *q;
+	uint64_t x = 0;
+	int op;
+
+	for (q = p; q < end && *q >= '0' && *q <= '9' && q - p < 3; q++)
+		x = x * 10 + (uint64_t)(*q - '0');
+	if (q == p || x >= log->strands || q == end || !is_space(*q))
+		return false;
+	s->tnum = (uint8_t)x;
+	p = skip_blanks(q, end);
+	if (!(q = fast_hex(p, end, 16, &s->pc)))
+		return false;
+	p = skip_blanks(q, end);
+	for (q = p; q < end && !is_space(*q); q++)
+		;
+	if (q == p || (op = op_lookup(p, (size_t)(q - p))) < 0)
+		return false;
+	s->op = (uint8_t)op;
+	*op_col = p;
+	for (p = skip_blanks(q, end); p < end && *p != '#';
+	     p = skip_blanks(p, end))
+		if (!fast_field(p, end, s, cols, &p))
+			return false;
+	return true;
+}
+
 /* Parse one step line [line, end) (no newline). */
 static int parse_step(struct msr_steplog *log, const char *line,
 		      const char *end, struct msr_step *s, struct msr_error *err)
@@ -346,6 +493,11 @@ static int parse_step(struct msr_steplog *log, const char *line,
 
 	memset(s, 0, offsetof(struct msr_step, ld));
 	s->line = log->lineno;
+	if (fast_step(log, line, end, s, cols, &op_col))
+		return check_fields(&c, s, op_col, cols);
+	memset(s, 0, offsetof(struct msr_step, ld));
+	s->line = log->lineno;
+	memset(cols, 0, sizeof(cols));
 	next_token(&p, end, &tok, &tok_end); /* the caller saw a non-blank */
 	rc = parse_dec(&c, tok, tok_end, log->strands - 1u, "tnum", &x);
 	if (rc)
@@ -512,6 +664,14 @@ static int read_step(struct msr_steplog *log, struct msr_step *s,
 /* Per-strand queues                                                         */
 /* ------------------------------------------------------------------------ */
 
+/* Copy the fields and only the value bytes in use (a step is ~170 bytes). */
+static void step_copy(struct msr_step *dst, const struct msr_step *src)
+{
+	memcpy(dst, src, offsetof(struct msr_step, ld));
+	memcpy(dst->ld, src->ld, src->ld_len);
+	memcpy(dst->st, src->st, src->st_len);
+}
+
 static int queue_push(struct msr_steplog *log, const struct msr_step *s,
 		      struct msr_error *err)
 {
@@ -536,13 +696,13 @@ static int queue_push(struct msr_steplog *log, const struct msr_step *s,
 			return msr_error_set(err, MSR_E_NOMEM, "steplog", log->path,
 					     "out of memory buffering step lines");
 		for (size_t i = 0; i < q->count; i++)
-			r[i] = q->ring[(q->head + i) & (q->cap - 1)];
+			step_copy(&r[i], &q->ring[(q->head + i) & (q->cap - 1)]);
 		free(q->ring);
 		q->ring = r;
 		q->cap = ncap;
 		q->head = 0;
 	}
-	q->ring[(q->head + q->count) & (q->cap - 1)] = *s;
+	step_copy(&q->ring[(q->head + q->count) & (q->cap - 1)], s);
 	q->count++;
 	log->buffered++;
 	return MSR_OK;
@@ -596,7 +756,7 @@ int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
 				     log->strands);
 	q = &log->q[tnum];
 	if (q->count) {
-		*step = q->ring[q->head];
+		step_copy(step, &q->ring[q->head]);
 		q->head = (q->head + 1) & (q->cap - 1);
 		q->count--;
 		log->buffered--;

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""msync-replay throughput and memory benchmark.
+
+Generates clean traces with msync-gen (random program on 8 cores x 8 strands,
+in several shapes and sizes), then measures in one run, alternating the
+commands and repeating each round:
+
+  floor    zstd -dc TRACE > /dev/null  plus  zstd -dc STEPS > /dev/null
+  stat     msync-replay stat TRACE
+  no-tso   msync-replay check TRACE --steps STEPS --no-tso
+  check    msync-replay check TRACE --steps STEPS
+
+Every command runs alone (never two at once); its CPU time (user+sys) and
+peak RSS come from wait4(2), its wall time from a monotonic clock. The table
+shows the median of the repeats, events per CPU second, the ratio check/floor
+and the scaling ratio of each size against the smallest one. CPU time is the
+figure to compare on a busy machine: wall time includes waiting for a core.
+
+It only reads the binaries it is given and writes under the work directory,
+which it removes at the end unless MSR_BENCH_KEEP=1.
+
+Environment:
+  MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default) or "200k 400k"
+  MSR_BENCH_VARIANTS  shapes (default "random hot large deep"); the extra
+                      shapes run only at the two smallest sizes
+  MSR_BENCH_REPEAT    rounds (default 3)
+  MSR_BENCH_DIR       work directory (default /tmp/msr-bench)
+  MSR_BENCH_KEEP      1 = keep the generated traces
+
+Needs zstd(1) and GNU time (/usr/bin/time).
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TIME = "/usr/bin/time"
+
+# Generator options of each shape; all run on the default 8x8 system.
+VARIANTS = {
+    # default random mix, 64 KiB pool, half the accesses on 16 hot lines
+    "random": [],
+    # hot-line contention: 90 % of accesses on 4 lines, store-heavy
+    "hot": ["--hot-lines", "4", "--hot-rate", "0.9",
+            "--mix", "ld=30,st=40,cas=8,swap=4,ldstub=2,membar=4,nop=4"],
+    # large footprint: 16 MiB pool, few hot accesses
+    "large": ["--footprint", "16M", "--hot-rate", "0.05"],
+    # deep store buffers: 32 entries per strand, store-heavy, few fences,
+    # so up to 64 x 32 stores are in flight (>= 512 operations)
+    "deep": ["--stb-depth", "32", "--hot-rate", "0.2",
+             "--mix", "ld=20,st=70,stblk=4,stbi=2,nop=4"],
+}
+
+
+def parse_size(text):
+    text = text.strip().lower()
+    mult = 1
+    if text.endswith("k"):
+        mult, text = 1000, text[:-1]
+    elif text.endswith("m"):
+        mult, text = 1000000, text[:-1]
+    return int(float(text) * mult)
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    """Run one command alone; return (rc, wall, cpu, maxrss_kib, stderr).
+
+    The command runs under /usr/bin/time: a child forked straight from this
+    interpreter would report the interpreter's resident size as its peak.
+    """
+    with tempfile.NamedTemporaryFile("r", prefix="msr-bench-") as tf:
+        t0 = time.monotonic()
+        proc = subprocess.run([TIME, "-q", "-f", "%U %S %M", "-o", tf.name] +
+                              argv, stdout=stdout, stderr=subprocess.PIPE)
+        wall = time.monotonic() - t0
+        fields = tf.read().split()[-3:]
+    user, system, rss = float(fields[0]), float(fields[1]), int(fields[2])
+    return proc.returncode, wall, user + system, rss, proc.stderr
+
+
+def generate(gen, work, variant, events):
+    base = os.path.join(work, "%s-%d" % (variant, events))
+    trace, steps = base + ".trace.zst", base + ".steps.zst"
+    argv = [gen, "-o", trace, "--steps", steps, "--events", str(events),
+            "--seed", "11"] + VARIANTS[variant]
+    rc, wall, cpu, _, err = run(argv)
+    if rc != 0:
+        sys.exit("bench: msync-gen failed (%d): %s" % (rc, err.decode()))
+    # "msync-gen: N events, ..." on the first summary line
+    real = events
+    for line in err.decode().splitlines():
+        if line.startswith("msync-gen:") and " events" in line:
+            real = int(line.split()[1])
+            break
+    print("generated %-6s %10d events in %6.1f s cpu (%s, %s)" % (
+        variant, real, cpu, fmt_bytes(os.path.getsize(trace)),
+        fmt_bytes(os.path.getsize(steps))), flush=True)
+    return {"variant": variant, "events": real, "trace": trace,
+            "steps": steps, "report": base + ".yaml"}
+
+
+def fmt_bytes(n):
+    return "%.1f MiB" % (n / 1048576.0)
+
+
+def commands(replay, t):
+    return [
+        ("floor", [["zstd", "-q", "-dc", t["trace"]],
+                   ["zstd", "-q", "-dc", t["steps"]]]),
+        ("stat", [[replay, "stat", t["trace"]]]),
+        ("no-tso", [[replay, "check", t["trace"], "--steps", t["steps"],
+                     "--no-tso", "--quiet", "-o", t["report"]]]),
+        ("check", [[replay, "check", t["trace"], "--steps", t["steps"],
+                    "--quiet", "-o", t["report"]]]),
+    ]
+
+
+def measure(replay, traces, repeat):
+    """results[(variant, events, name)] = list of (wall, cpu, rss_kib)."""
+    results = {}
+    for r in range(repeat):
+        print("round %d/%d" % (r + 1, repeat), flush=True)
+        for t in traces:
+            for name, argvs in commands(replay, t):
+                wall = cpu = 0.0
+                rss = 0
+                for argv in argvs:
+                    rc, w, c, m, err = run(argv)
+                    if rc != 0:
+                        print("bench: warning: %s exit %d: %s" % (
+                            " ".join(argv), rc, err.decode().strip()),
+                            flush=True)
+                    wall, cpu, rss = wall + w, cpu + c, max(rss, m)
+                key = (t["variant"], t["events"], name)
+                results.setdefault(key, []).append((wall, cpu, rss))
+    return results
+
+
+def report(traces, results, repeat):
+    print()
+    print("medians of %d rounds; cpu = user+sys of the process; "
+          "ev/s = events per cpu second" % repeat)
+    print("%-7s %10s %-7s %8s %8s %10s %9s %7s %7s" % (
+        "shape", "events", "command", "wall_s", "cpu_s", "ev/s",
+        "rss_MiB", "x_floor", "x_size"))
+    smallest = {}
+    for t in traces:
+        smallest.setdefault(t["variant"], t["events"])
+    for t in traces:
+        v, n = t["variant"], t["events"]
+        floor = statistics.median(c for _, c, _ in results[(v, n, "floor")])
+        for name in ("floor", "stat", "no-tso", "check"):
+            rows = results[(v, n, name)]
+            wall = statistics.median(w for w, _, _ in rows)
+            cpu = statistics.median(c for _, c, _ in rows)
+            rss = max(m for _, _, m in rows) / 1024.0
+            base = results.get((v, smallest[v], name))
+            scale = ""
+            if base and n != smallest[v]:
+                bcpu = statistics.median(c for _, c, _ in base)
+                scale = "%.2f" % (cpu / bcpu) if bcpu else "-"
+            print("%-7s %10d %-7s %8.2f %8.2f %10.0f %9.1f %7.2f %7s" % (
+                v, n, name, wall, cpu, n / cpu if cpu else 0, rss,
+                cpu / floor if floor else 0, scale))
+    print()
+    print("x_floor = cpu / cpu(floor) of the same trace; x_size = cpu / "
+          "cpu at the smallest size of the shape (events ratio: %s)" %
+          ", ".join("%s %.2f" % (t["variant"], t["events"] /
+                                  [u for u in traces if u["variant"] ==
+                                   t["variant"]][0]["events"])
+                    for t in traces if t["events"] != smallest[t["variant"]]))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY")
+    gen, replay = sys.argv[1], sys.argv[2]
+    sizes = [parse_size(s) for s in
+             os.environ.get("MSR_BENCH_EVENTS", "10M 20M 50M").split()]
+    variants = os.environ.get("MSR_BENCH_VARIANTS",
+                              "random hot large deep").split()
+    repeat = int(os.environ.get("MSR_BENCH_REPEAT", "3"))
+    work = os.environ.get("MSR_BENCH_DIR", "/tmp/msr-bench")
+    for v in variants:
+        if v not in VARIANTS:
+            sys.exit("bench: unknown variant %s: expected one of %s" %
+                     (v, " ".join(VARIANTS)))
+    if not os.access(TIME, os.X_OK):
+        sys.exit("bench: %s (GNU time) is needed to measure peak RSS" % TIME)
+    if not shutil.which("zstd"):
+        sys.exit("bench: zstd(1) is needed for the floor measurement")
+    os.makedirs(work, exist_ok=True)
+    print("machine: %s, %d cpus, load average %.2f %.2f %.2f" % (
+        os.uname().machine, os.cpu_count(), *os.getloadavg()), flush=True)
+    try:
+        traces = []
+        for v in variants:
+            for n in (sizes if v == variants[0] else sorted(sizes)[:2]):
+                traces.append(generate(gen, work, v, n))
+        results = measure(replay, traces, repeat)
+        report(traces, results, repeat)
+        print("load average at the end %.2f %.2f %.2f" % os.getloadavg())
+    finally:
+        if os.environ.get("MSR_BENCH_KEEP") != "1":
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+/*
+ * test_steplog_forms.c - every spelling of a step line that the step-log
+ * format allows (tabs, runs of blanks, 0x prefixes, upper-case hex, leading
+ * zeros, trailing comments, CRLF) reads as the same step as its plain form.
+ * The reader parses plain lines on a fast path and the others with its
+ * general parser; these tests keep the two in agreement.
+ */
+#include "trace.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[64];
+static int nfile;
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/msr-stepform-XXXXXX");
+	cr_assert(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(steplog_forms, .init = setup, .fini = teardown);
+
+/* Read the single step line `line` (after the header) of strand `tnum`. */
+static void read_one(const char *line, unsigned tnum, struct msr_step *s)
+{
+	char path[128];
+	struct msr_steplog *log;
+	struct msr_error err = MSR_ERROR_INIT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/s%d.log", tmpdir, nfile++);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "# msync-steps 1\n%s\n", line);
+	fclose(f);
+	cr_assert_eq(msr_steplog_open(path, 64, 0, &log, &err), MSR_OK);
+	memset(s, 0xa5, sizeof(*s));
+	if (msr_steplog_next(log, tnum, s, &err) != MSR_OK) {
+		char msg[600];
+
+		cr_assert_fail("line '%s': %s", line,
+			       msr_error_format(&err, msg, sizeof(msg)));
+	}
+	msr_steplog_close(log);
+}
+
+static void assert_same(const struct msr_step *a, const struct msr_step *b,
+			const char *line)
+{
+	cr_assert_eq(a->tnum, b->tnum, "tnum of '%s'", line);
+	cr_assert_eq(a->pc, b->pc, "pc of '%s'", line);
+	cr_assert_eq(a->op, b->op, "op of '%s'", line);
+	cr_assert_eq(a->pa, b->pa, "pa of '%s'", line);
+	cr_assert_eq(a->size, b->size, "size of '%s'", line);
+	cr_assert_eq(a->mask, b->mask, "mask of '%s'", line);
+	/* an explicit size= of a fixed-size op is the only field that may
+	 * be present in one spelling and not the other */
+	cr_assert_eq(a->has & ~MSR_STEP_HAS_SIZE, b->has & ~MSR_STEP_HAS_SIZE,
+		     "fields of '%s'", line);
+	cr_assert_eq(a->ld_len, b->ld_len, "ld length of '%s'", line);
+	cr_assert_eq(a->st_len, b->st_len, "st length of '%s'", line);
+	cr_assert_eq(memcmp(a->ld, b->ld, a->ld_len), 0, "ld of '%s'", line);
+	cr_assert_eq(memcmp(a->st, b->st, a->st_len), 0, "st of '%s'", line);
+}
+
+struct form_case {
+	char plain[200];
+	char variants[6][200];
+	unsigned tnum;
+};
+
+static const struct form_case cases[] = {
+	{"7 4000a0 ld pa=1000a048 size=8 ld=0123456789abcdef",
+	 {"7\t4000a0\tld\tpa=1000a048\tsize=8\tld=0123456789abcdef",
+	  "  7   0x4000a0  ld  pa=0x1000a048 size=8 ld=0x0123456789ABCDEF",
+	  "007 00004000a0 ld pa=001000a048 size=08 ld=0123456789abcdef",
+	  "7 4000A0 ld pa=1000A048 size=8 ld=0123456789ABCDEF # comment",
+	  "7 4000a0 ld size=8 ld=0123456789abcdef pa=1000a048",
+	  "7 4000a0 ld pa=1000a048 size=8 ld=0123456789abcdef\r"},
+	 7},
+	{"63 ffffffffffffffff st pa=ffffffffff size=1 st=7f",
+	 {"63 0xFFFFFFFFFFFFFFFF st pa=0xFFFFFFFFFF size=1 st=0x7F",
+	  "63 ffffffffffffffff st st=7f pa=ffffffffff size=01",
+	  "63\t ffffffffffffffff \t st pa=ffffffffff size=1 st=7f  ",
+	  "", "", ""},
+	 63},
+	{"0 100000 membar mask=f",
+	 {"0 100000 membar mask=0xF", "0 100000 membar mask=0000000f",
+	  "0 0x100000 membar   mask=F   #x", "", "", ""},
+	 0},
+	{"12 c00 ldblk pa=10000040 ld=00112233445566778899aabbccddeeff"
+	 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	 "00112233445566778899aabbccddeeff",
+	 {"12 c00 ldblk pa=10000040 size=64 ld=00112233445566778899aabbccddeeff"
+	  "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	  "00112233445566778899aabbccddeeff",
+	  "", "", "", "", ""},
+	 12},
+	{"3 88 cas pa=10000008 size=8 ld=0000000000000001 st=0000000000000002",
+	 {"3 88 cas pa=10000008 size=8 st=0000000000000002 ld=0000000000000001",
+	  "3 0x88 cas pa=0x10000008 size=8 ld=0x0000000000000001 st=0x0000000000000002",
+	  "", "", "", ""},
+	 3},
+	{"5 44 nop", {"5\t44\tnop", "5 0x44 nop # idle", "005 044 nop", "", "", ""}, 5},
+};
+
+Test(steplog_forms, variants_read_as_the_plain_line)
+{
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct msr_step plain, v;
+
+		read_one(cases[c].plain, cases[c].tnum, &plain);
+		cr_assert_eq(plain.tnum, cases[c].tnum);
+		for (size_t k = 0; k < 6 && cases[c].variants[k][0]; k++) {
+			read_one(cases[c].variants[k], cases[c].tnum, &v);
+			assert_same(&plain, &v, cases[c].variants[k]);
+		}
+	}
+}
+
+/* The values of the plain line itself, so both paths are not wrong alike. */
+Test(steplog_forms, plain_values)
+{
+	struct msr_step s;
+	static const uint8_t ld[8] = {0x01, 0x23, 0x45, 0x67,
+				      0x89, 0xab, 0xcd, 0xef};
+
+	read_one(cases[0].plain, 7, &s);
+	cr_assert_eq(s.pc, 0x4000a0);
+	cr_assert_eq(s.op, MSR_STEP_LD);
+	cr_assert_eq(s.pa, 0x1000a048);
+	cr_assert_eq(s.size, 8);
+	cr_assert_eq(s.ld_len, 8);
+	cr_assert_eq(memcmp(s.ld, ld, 8), 0);
+	read_one(cases[1].plain, 63, &s);
+	cr_assert_eq(s.pc, 0xffffffffffffffffull);
+	cr_assert_eq(s.pa, 0xffffffffffull);
+	cr_assert_eq(s.st_len, 1);
+	cr_assert_eq(s.st[0], 0x7f);
+	read_one(cases[2].plain, 0, &s);
+	cr_assert_eq(s.op, MSR_STEP_MEMBAR);
+	cr_assert_eq(s.mask, 0xf);
+	read_one(cases[3].plain, 12, &s);
+	cr_assert_eq(s.size, 64);
+	cr_assert_eq(s.ld_len, 64);
+	cr_assert_eq(s.ld[63], 0xff);
+}
