@@ -20,6 +20,8 @@
 
 #define RAW_BLOCK (1u << 20)
 #define ZIN_BLOCK (1u << 18)
+/* The first read lands in the raw buffer before zstd is detected. */
+_Static_assert(ZIN_BLOCK <= RAW_BLOCK, "the first compressed block must fit the raw buffer");
 #define ZOUT_BLOCK (1u << 20)
 
 struct msr_source {
