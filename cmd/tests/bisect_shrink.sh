@@ -79,6 +79,22 @@ for kind in stale-l1 store-order bad-bypass store-data load-value lost-inv \
 	[ "$kind" = stale-l1 ] && { [ "$shrunk" -lt 40 ]; ok $? "stale-l1: shrunk to under 40 events ($shrunk)"; }
 done
 
+# a hand-written store-buffering case (checker/tests/traces/sb_membar_bad):
+# strand 0's other instructions go with their step lines, leaving the
+# classic four (st; st, membar, ld), and the event map follows
+T="$MSR_SOURCE_ROOT/checker/tests/traces"
+"$MSR" slice -q --shrink "$T/sb_membar_bad.trace" --steps "$T/sb_membar_bad.steps" \
+	--violation V1 -o sb 2>err.txt
+rc=$?
+steps=$(grep -vc '^#' sb/steps.log)
+s0=$(grep -c '^0 ' sb/steps.log)
+mapped=$(sed -n '/^Event map/,$p' sb/README.txt | grep -c '^[0-9]')
+[ "$rc" -eq 0 ] && [ "$(events_of sb/nas.trace.zst)" -eq 12 ] && [ "$steps" -eq 4 ] &&
+	[ "$s0" -eq 1 ] && [ "$mapped" -eq 12 ] &&
+	grep -q '^  strand 0: 2 instruction(s) removed' sb/README.txt &&
+	grep -q '^Reproduced: tso-membar on strand 8, slice iseq 3,' sb/README.txt
+ok $? "sb_membar_bad: shrunk to 12 events and 4 step lines, event map of 12"
+
 # --shrink-time bounds the search; an out-of-range value is a usage error
 "$MSR" slice -q --shrink --shrink-time 0 membar.trace.zst --steps membar.steps \
 	--violation V1 -o bad 2>err.txt
