@@ -132,6 +132,15 @@ nomem:
 	return msr_error_set(err, MSR_E_NOMEM, "slice", NULL, "out of memory");
 }
 
+#define SH_RECENT 8 /* recent loads / commits remembered per strand */
+
+/* A recent load data return or commit: which unit, which address. */
+struct sh_recent {
+	size_t unit[SH_RECENT];
+	uint64_t pa[SH_RECENT];
+	unsigned n;
+};
+
 /* Per-strand bookkeeping while cutting the slice into units. */
 struct sh_strand {
 	size_t open;                 /* unit of the instruction being issued */
@@ -139,12 +148,32 @@ struct sh_strand {
 	size_t cq[SH_FIFO], aq[SH_FIFO]; /* store units awaiting commits / acks */
 	unsigned cn[SH_FIFO], an[SH_FIFO];
 	unsigned chead, ctail, ahead, atail;
-	size_t last_commit, last_load;
-	uint64_t commit_pa;
-	bool has_commit, has_load;
-	uint64_t load_line;
+	struct sh_recent loads, commits;
 	uint64_t steps;
 };
+
+static void sh_recent_put(struct sh_recent *r, size_t unit, uint64_t pa)
+{
+	r->unit[r->n % SH_RECENT] = unit;
+	r->pa[r->n % SH_RECENT] = pa;
+	r->n++;
+}
+
+/* The newest entry on the 16-byte piece of pa, else on its 64-byte line,
+ * else the newest; SIZE_MAX when there is none. */
+static size_t sh_recent_find(const struct sh_recent *r, uint64_t pa)
+{
+	unsigned n = r->n < SH_RECENT ? r->n : SH_RECENT;
+
+	for (unsigned shift = 4; shift <= 6; shift += 2)
+		for (unsigned k = 1; k <= n; k++) {
+			unsigned i = (r->n - k) % SH_RECENT;
+
+			if (r->pa[i] >> shift == pa >> shift)
+				return r->unit[i];
+		}
+	return n ? r->unit[(r->n - 1) % SH_RECENT] : SIZE_MAX;
+}
 
 static size_t sh_new_unit(struct sh_state *h, int strand)
 {
@@ -174,21 +203,21 @@ static size_t sh_strand_unit(struct sh_state *h, struct sh_strand *st, int t,
 			u = sh_fifo_take(st->cq, st->cn, &st->chead);
 		else
 			u = sh_new_unit(h, -1);
-		st->last_commit = u;
-		st->commit_pa = e->pa & ~15ULL;
-		st->has_commit = true;
+		sh_recent_put(&st->commits, u, e->pa);
 		return u;
 	case MSR_ST_ACK:
 		if (st->ahead != st->atail)
 			return sh_fifo_take(st->aq, st->an, &st->ahead);
-		return st->has_commit ? st->last_commit : sh_new_unit(h, -1);
+		/* more acks than stores: the newest commit's */
+		return st->commits.n ? st->commits.unit[(st->commits.n - 1) % SH_RECENT]
+				     : sh_new_unit(h, -1);
 	case MSR_ST_INV:
 	case MSR_ST_UPDATE:
-		return st->has_commit ? st->last_commit : sh_new_unit(h, -1);
+		u = sh_recent_find(&st->commits, e->pa);
+		return u != SIZE_MAX ? u : sh_new_unit(h, -1);
 	case MSR_LD_FILL:
-		if (st->has_load)
-			return st->last_load;
-		return sh_new_unit(h, -1);
+		u = sh_recent_find(&st->loads, e->pa);
+		return u != SIZE_MAX ? u : sh_new_unit(h, -1);
 	default:
 		break;
 	}
@@ -210,9 +239,7 @@ static size_t sh_strand_unit(struct sh_state *h, struct sh_strand *st, int t,
 			st->an[st->atail++ % SH_FIFO] = 1;
 		}
 	} else if (e->code == MSR_LD_DATA) {
-		st->last_load = u;
-		st->load_line = e->pa >> 6;
-		st->has_load = true;
+		sh_recent_put(&st->loads, u, e->pa);
 	} else if (e->code == MSR_SSTEP) {
 		h->unit[u].step = ++st->steps;
 		st->has_open = false;
