@@ -730,10 +730,10 @@ static int write_readme(const struct msr_slice_run *s, struct msr_error *err)
 			ni += s->shrink_instr_removed[t];
 		fprintf(f, "--shrink left out whole instructions: %zu -> %zu events (%zu\n"
 			"units: instructions with their step lines, other events), %llu\n"
-			"instruction(s) and %llu other unit(s) removed in %llu round(s), %.2f s;\n"
+			"instruction(s) and %llu other unit(s) removed in %llu round(s);\n"
 			"%s.\n", s->shrink_events_before, s->nmap, s->shrink_units,
 			(unsigned long long)ni, (unsigned long long)s->shrink_other_removed,
-			(unsigned long long)s->shrink_rounds, s->shrink_seconds,
+			(unsigned long long)s->shrink_rounds,
 			s->shrink_fixpoint ? "no single instruction can be left out any more"
 					   : "stopped by --shrink-time before the fixpoint");
 		for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
