@@ -58,9 +58,11 @@ static const char slice_help[] =
 	"  --image MEM          initial memory image of TRACE\n"
 	"  --lookback N         ignore stores the violation's values came from when\n"
 	"                       they are more than N events older (default 1000)\n"
-	"  --shrink             then try leaving out each kept strand but the\n"
-	"                       violation's own, one at a time, keeping every cut\n"
-	"                       that still reproduces the violation\n"
+	"  --shrink             then leave out kept strands but the violation's\n"
+	"                       own, and then whole instructions (events and step\n"
+	"                       line together), until no single instruction can go\n"
+	"                       without losing the violation; README.txt gives the\n"
+	"                       sizes before and after\n"
 	"  --shrink-time S      stop shrinking after S seconds (default 60)\n"
 	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
 	"  -q, --quiet          no summary on stderr\n"
@@ -659,11 +661,15 @@ static void readme_violations(const struct msr_slice_run *s, FILE *f)
 			fprintf(f, ", %llu %s", (unsigned long long)s->sviol_kind[k],
 				msr_vkind_name((enum msr_vkind)k));
 	fprintf(f, ".\n");
-	if (s->reproduced)
-		fprintf(f, "Reproduced: %s on strand %d, slice iseq %llu, slice event %llu.\n",
-			msr_vkind_name(s->rv.kind), s->rv.strand,
-			(unsigned long long)s->rv.iseq, (unsigned long long)s->rv.event);
-	else
+	if (s->reproduced) {
+		char fp[17];
+
+		msr_report_fingerprint(s->rv.kind, s->rv.strand, s->rv.iseq, s->rv.pa, fp);
+		fprintf(f, "Reproduced: %s on strand %d, slice iseq %llu, slice event %llu,\n"
+			"  fingerprint in the slice %s.\n", msr_vkind_name(s->rv.kind),
+			s->rv.strand, (unsigned long long)s->rv.iseq,
+			(unsigned long long)s->rv.event, fp);
+	} else
 		fprintf(f, "NOT reproduced: no %s on strand %d at slice iseq %llu.\n",
 			msr_vkind_name(s->v.kind), s->v.strand,
 			(unsigned long long)slice_iseq(s, s->v.strand, s->v.iseq));
@@ -717,6 +723,26 @@ static int write_readme(const struct msr_slice_run *s, struct msr_error *err)
 				fprintf(f, " %u", t);
 		fprintf(f, " (their writes are MEM_SLAMs like any other strand's).\n\n");
 	}
+	if (s->shrunk) {
+		uint64_t ni = 0;
+
+		for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+			ni += s->shrink_instr_removed[t];
+		fprintf(f, "--shrink left out whole instructions: %zu -> %zu events (%zu\n"
+			"units: instructions with their step lines, other events), %llu\n"
+			"instruction(s) and %llu other unit(s) removed in %llu round(s);\n"
+			"%s.\n", s->shrink_events_before, s->nmap, s->shrink_units,
+			(unsigned long long)ni, (unsigned long long)s->shrink_other_removed,
+			(unsigned long long)s->shrink_rounds,
+			s->shrink_fixpoint ? "no single instruction can be left out any more"
+					   : "stopped by --shrink-time before the fixpoint");
+		for (unsigned t = 0; t < MSR_MAX_STRANDS; t++)
+			if (s->shrink_instr_removed[t])
+				fprintf(f, "  strand %u: %llu instruction(s) removed\n", t,
+					(unsigned long long)s->shrink_instr_removed[t]);
+		fprintf(f, "The iseqs are renumbered again: the event map and the check\n"
+			"below are those of the shrunk slice.\n\n");
+	}
 	if (s->wide)
 		fprintf(f, "A first cut without the stores and fills older than --lookback=%llu\n"
 			"events did not reproduce the violation; this one keeps them.\n\n",
@@ -766,7 +792,8 @@ static double now_seconds(void)
 /*
  * --shrink: leave out one kept strand at a time (never the violation's
  * own) and keep each cut that still reproduces the violation in no more
- * events; then write the best slice again. Bounded by --shrink-time.
+ * events; write the best slice again, then leave out whole instructions
+ * (slice_shrink.c). Bounded by --shrink-time.
  */
 static int shrink(struct msr_slice_run *s, struct msr_error *err)
 {
@@ -793,7 +820,11 @@ static int shrink(struct msr_slice_run *s, struct msr_error *err)
 	}
 	reset_attempt(s);
 	s->wide = wide;
-	return attempt(s, err);
+	if ((rc = attempt(s, err)) || !s->reproduced)
+		return rc;
+	if ((rc = msr_slice_shrink_instructions(s, end, err)))
+		return rc;
+	return write_readme(s, err);
 }
 
 static int run(struct msr_slice_opts *o)
@@ -830,6 +861,10 @@ static int run(struct msr_slice_opts *o)
 	if (s->reproduced && o->shrink && (rc = shrink(s, &err)))
 		goto out;
 	ex = s->reproduced ? MSR_EXIT_CLEAN : MSR_EXIT_VIOLATIONS;
+	if (s->shrunk && !o->quiet)
+		fprintf(stderr, "msync-replay: slice: --shrink: %zu -> %zu events in %.2f s%s\n",
+			s->shrink_events_before, s->nmap, s->shrink_seconds,
+			s->shrink_fixpoint ? "" : " (stopped by --shrink-time)");
 	if (!o->quiet || !s->reproduced)
 		fprintf(stderr, "msync-replay: slice: %zu of %llu events, %u strand(s), "
 			"original events %llu..%llu; %s %s on strand %d iseq %llu "
@@ -838,7 +873,8 @@ static int run(struct msr_slice_opts *o)
 			(unsigned long long)(s->Q ? s->Q - 1 : 0),
 			s->reproduced ? "reproduces" : "refused: does not reproduce",
 			msr_vkind_name(s->v.kind), s->v.strand, (unsigned long long)s->v.iseq,
-			(unsigned long long)slice_iseq(s, s->v.strand, s->v.iseq), o->outdir);
+			(unsigned long long)(s->reproduced ? s->rv.iseq
+					     : slice_iseq(s, s->v.strand, s->v.iseq)), o->outdir);
 out:
 	if (rc < 0 && ex == MSR_EXIT_UNUSABLE)
 		msr_cli_print_error(&err);

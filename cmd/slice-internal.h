@@ -152,6 +152,12 @@ struct msr_slice_run {
 	bool reproduced;
 	uint64_t sviol, sviol_kind[MSR_V_COUNT];
 	struct msr_violation rv;
+	/* --shrink over instructions (slice_shrink.c) */
+	bool shrunk, shrink_fixpoint;
+	size_t shrink_events_before, shrink_units;
+	uint64_t shrink_instr_removed[MSR_MAX_STRANDS], shrink_other_removed;
+	uint64_t shrink_rounds;
+	double shrink_seconds;
 };
 
 /* Whether block pa8 is touched by a kept strand inside the slice. */
@@ -171,6 +177,15 @@ int msr_slice_track_answers(struct msr_slice_run *s, const struct msr_event *ev,
 			    bool *keep);
 /* Pass 2: cut points, touched blocks, answers kept after a strand's end. */
 int msr_slice_pass_cut(struct msr_slice_run *s, struct msr_error *err);
+
+/*
+ * --shrink: leave whole instructions (and events of no instruction) out of
+ * the slice written in s->o->outdir, until none can go without losing the
+ * violation or the monotonic clock passes `end`; rewrites the slice, the
+ * event map and the check results in *s.
+ */
+int msr_slice_shrink_instructions(struct msr_slice_run *s, double end,
+				  struct msr_error *err);
 
 /* Format one step-log line (trace-format.md section 3), newline included. */
 size_t msr_slice_step_format(const struct msr_step *s, char *buf, size_t size);
