@@ -26,12 +26,21 @@
 
 #define MANY_LINE_MAX 4096
 
+/* Set by the SIGINT/SIGTERM handler of the parent. */
+static volatile sig_atomic_t many_signal;
+
+static void on_many_signal(int sig)
+{
+	many_signal = sig;
+}
+
 struct many_trace {
 	char *trace, *steps, *report;
 	unsigned line;  /* line in the --list file, 0 for a command-line trace */
 	pid_t pid;
 	int status;     /* raw waitpid status */
-	bool done;
+	bool done;      /* ended (or could not be started) */
+	bool failed;    /* could not be started */
 };
 
 struct many_run {
@@ -346,13 +355,20 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 
 /* In the child: the single-trace check with this trace's paths. */
 static void __attribute__((noreturn)) run_child(const struct many_run *m,
-						const struct many_trace *t)
+						const struct many_trace *t,
+						const sigset_t *old_mask)
 {
 	char **av = calloc(m->npass + 10, sizeof(*av));
 	int ac = 0, code;
 
 	if (!av)
 		_exit(MSR_EXIT_UNUSABLE);
+	/* signals are blocked since the fork: a stop request that comes before
+	 * the check installs its own handler ends the child instead of being
+	 * lost in the parent's handler */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	av[ac++] = m->prog;
 	for (size_t i = 0; i < m->npass; i++)
 		av[ac++] = m->pass[i];
@@ -375,60 +391,81 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 static int start_child(const struct many_run *m, struct many_trace *t)
 {
 	pid_t pid;
+	sigset_t stop, old_mask;
 
+	/* the table reads this path back: a report left by an earlier run
+	 * must not stand in for one this replay never wrote */
+	if (unlink(t->report) && errno != ENOENT)
+		return -1;
 	fflush(stdout);
 	fflush(stderr);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old_mask);
 	pid = fork();
+	if (!pid)
+		run_child(m, t, &old_mask);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (pid < 0)
 		return -1;
-	if (!pid)
-		run_child(m, t);
 	t->pid = pid;
 	return 0;
 }
 
-static void reap_one(struct many_run *m)
+/* Wait for one child; false when a signal interrupted the wait. */
+static bool reap_one(struct many_run *m)
 {
 	int status;
-	pid_t pid;
+	pid_t pid = waitpid(-1, &status, 0);
 
-	do
-		pid = waitpid(-1, &status, 0);
-	while (pid < 0 && errno == EINTR);
 	if (pid < 0)
-		return;
+		return errno != EINTR;
 	for (size_t i = 0; i < m->n; i++)
 		if (m->t[i].pid == pid && !m->t[i].done) {
 			m->t[i].status = status;
 			m->t[i].done = true;
-			return;
+			return true;
 		}
+	return true;
 }
 
-/* Run every trace, at most m->jobs at a time; returns false when a child
- * could not be started (those rows count as unusable). */
+/* SIGINT/SIGTERM: start nothing more, pass the signal on to the running
+ * replays (each then writes its partial report), print the table. */
+static void forward_signal(const struct many_run *m, int sig)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].pid > 0 && !m->t[i].done)
+			kill(m->t[i].pid, sig);
+}
+
+/* Run every trace, at most m->jobs at a time; a trace whose child cannot
+ * be started counts as unusable, one never started is shown as such. */
 static void run_all(struct many_run *m)
 {
-	size_t next = 0, running = 0, finished = 0;
+	size_t next = 0, running = 0;
+	bool forwarded = false;
 
-	while (finished < m->n) {
-		while (next < m->n && running < m->jobs) {
+	for (;;) {
+		if (many_signal && !forwarded) {
+			forward_signal(m, many_signal);
+			forwarded = true;
+		}
+		while (!many_signal && next < m->n && running < m->jobs) {
 			if (start_child(m, &m->t[next])) {
 				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
 					m->t[next].trace, strerror(errno));
-				m->t[next].status = MSR_EXIT_UNUSABLE << 8;
+				m->t[next].failed = true;
 				m->t[next].done = true;
-				finished++;
 			} else {
 				running++;
 			}
 			next++;
 		}
 		if (!running)
-			continue;
-		reap_one(m);
-		running--;
-		finished++;
+			break;
+		if (reap_one(m))
+			running--;
 	}
 }
 
@@ -441,6 +478,10 @@ static int row_exit(const struct many_run *m, const struct many_trace *t, char *
 {
 	int code;
 
+	if (!t->done || t->failed) {
+		snprintf(text, len, "not run");
+		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+	}
 	if (WIFEXITED(t->status)) {
 		code = WEXITSTATUS(t->status);
 		snprintf(text, len, "%d", code);
@@ -522,7 +563,16 @@ int msr_check_many(int argc, char **argv)
 			code = msr_cli_usage_error("check", "-o %s: cannot create the "
 						   "directory: %s", m.outdir, strerror(errno));
 		} else {
+			struct sigaction sa;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_many_signal; /* no SA_RESTART: waitpid returns */
+			many_signal = 0;
+			sigaction(SIGINT, &sa, NULL);
+			sigaction(SIGTERM, &sa, NULL);
 			run_all(&m);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
 			code = print_table(&m);
 		}
 	}

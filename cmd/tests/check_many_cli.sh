@@ -117,5 +117,62 @@ expect_rc "--help shows the several-trace options" 0 "$MSR" check -j2 --help
 grep -q -- "--list FILE" stdout.txt && grep -q -- "--steps-suffix" stdout.txt
 ok $? "--help lists --list and --steps-suffix"
 
+# a replay killed by a signal: the others finish, its row says so
+mkfifo hang.trace
+rm -rf k
+"$MSR" check -j2 -o k clean.trace hang.trace >killed.txt 2>/dev/null &
+parent=$!
+child=
+for _ in $(seq 100); do
+	# the clean replay has ended and only the blocked one is left
+	kids=$(pgrep -P "$parent")
+	if [ -f k/clean.trace.yaml ] && [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
+		child=$kids
+		break
+	fi
+	sleep 0.1
+done
+if [ -n "$child" ]; then
+	kill -9 "$child"
+else
+	: >hang.trace # never found it: unblock the replay instead of hanging
+fi
+wait $parent
+rc=$?
+[ "$rc" -eq 2 ]; ok $? "a killed replay makes the run unusable (exit $rc)"
+grep -q "^hang.trace  *signal 9  *-  *-  *(not written)" killed.txt &&
+	grep -q "^clean.trace  *0  *0  *-  *k/clean.trace.yaml" killed.txt
+ok $? "the other trace's row is intact, the killed one says signal 9"
+sed 's/^/# /' killed.txt
+
+# SIGTERM to the parent: passed on to the running replay (partial report),
+# nothing more is started, the table is still printed
+rm -rf t
+"$MSR" check -j1 -o t hang.trace clean.trace >term.txt 2>/dev/null &
+parent=$!
+child=
+for _ in $(seq 100); do
+	# wait until the replay catches SIGTERM (bit 15 of SigCgt)
+	child=$(pgrep -P "$parent") && [ -n "$child" ] &&
+		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$child/status" 2>/dev/null) &&
+		[ -n "$cgt" ] && (( 0x$cgt & 0x4000 )) && break
+	sleep 0.05
+done
+kill -TERM "$parent"
+wait $parent
+rc=$?
+[ "$rc" -eq 2 ]; ok $? "SIGTERM: exit 2 ($rc)"
+grep -q "^hang.trace  *2  *0  *-  *t/hang.trace.yaml" term.txt &&
+	grep -q "^clean.trace  *not run  *-" term.txt &&
+	grep -q "stopped: interrupted" t/hang.trace.yaml
+ok $? "SIGTERM: the running replay wrote a partial report, the next was not run"
+sed 's/^/# /' term.txt
+
+echo x >k/clean.trace.yaml
+expect_rc "a bad configuration fails every replay" 2 \
+	"$MSR" check -j2 -o k -c no-such.yaml clean.trace bad.trace
+grep -q "^clean.trace  *2  *-  *-  *(not written)" stdout.txt
+ok $? "an earlier report is not shown for a replay that wrote none"
+
 echo "1..$ntest"
 [ "$nfail" -eq 0 ]
