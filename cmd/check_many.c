@@ -100,7 +100,7 @@ bool msr_check_many_wanted(int argc, char **argv)
 
 		if (!strcmp(a, "--"))
 			return positional + (argc - i - 1) > 1;
-		if (!strncmp(a, "-j", 2) || !strcmp(a, "--jobs") ||
+		if (!strcmp(a, "--jobs") ||
 		    !strncmp(a, "--jobs=", 7) || !strcmp(a, "--list") ||
 		    !strncmp(a, "--list=", 7) || !strcmp(a, "--steps-suffix") ||
 		    !strncmp(a, "--steps-suffix=", 15))
@@ -109,14 +109,24 @@ bool msr_check_many_wanted(int argc, char **argv)
 			positional++;
 			continue;
 		}
-		/* skip the value of an option that takes one */
-		if (a[1] != '-' && strchr("scio", a[1]) && !a[2]) {
-			i++;
+		/* skip the value of an option that takes one: in a cluster of
+		 * short options (-qo FILE) the value starts after the first
+		 * letter that takes one, or is the next argument */
+		if (a[1] != '-') {
+			for (const char *p = a + 1; *p; p++)
+				if (*p == 'j')
+					return true;
+				else if (strchr("scio", *p)) {
+					i += !p[1];
+					break;
+				}
 			continue;
 		}
-		if (a[1] == '-' && !strchr(a, '=')) {
+		if (!strchr(a, '=')) {
 			for (const struct option *o = many_longopts; o->name; o++)
-				if (!strcmp(a + 2, o->name) && o->has_arg == required_argument) {
+				/* getopt takes any unambiguous prefix */
+				if (!strncmp(o->name, a + 2, strlen(a + 2)) &&
+				    o->has_arg == required_argument) {
 					i++;
 					break;
 				}

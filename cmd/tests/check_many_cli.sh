@@ -117,6 +117,15 @@ expect_rc "--help shows the several-trace options" 0 "$MSR" check -j2 --help
 grep -q -- "--list FILE" stdout.txt && grep -q -- "--steps-suffix" stdout.txt
 ok $? "--help lists --list and --steps-suffix"
 
+# one trace without -j/--list stays the single-trace check, however the
+# options are spelt: no table, the report where -o says
+expect_rc "-qo FILE TRACE is a single run" 0 "$MSR" check -qo one.yaml clean.trace -s clean.steps
+[ -f one.yaml ] && [ ! -s stdout.txt ]; ok $? "-qo: report in the file, no table"
+expect_rc "--out FILE TRACE --ste LOG is a single run" 0 "$MSR" check -q --out one2.yaml clean.trace --ste clean.steps
+[ -f one2.yaml ] && [ ! -s stdout.txt ]; ok $? "abbreviated options: report in the file, no table"
+expect_rc "-qj1 in a cluster means several-trace mode" 0 "$MSR" check -qj1 -o cl --steps-suffix .steps clean.trace
+grep -q "^clean.trace  *0" stdout.txt; ok $? "-qj1: table printed"
+
 # a replay killed by a signal: the others finish, its row says so
 mkfifo hang.trace
 rm -rf k
