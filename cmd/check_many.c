@@ -43,14 +43,18 @@ struct many_trace {
 	bool failed;    /* could not be started */
 };
 
+struct many_pass {
+	const char *name, *value;
+};
+
 struct many_run {
 	struct many_trace *t;
 	size_t n, cap;
 	unsigned jobs;
 	const char *list, *outdir, *steps_suffix;
 	bool bisect;
-	/* options handed to every child unchanged */
-	char **pass;
+	/* options handed to every child: long name, value or NULL */
+	struct many_pass *pass;
 	size_t npass;
 	char *prog;
 };
@@ -282,12 +286,11 @@ static int complete_plan(struct many_run *m)
 	return -1;
 }
 
-static int add_pass(struct many_run *m, const char *opt, const char *val)
+static void add_pass(struct many_run *m, const char *name, const char *value)
 {
-	m->pass[m->npass++] = (char *)opt;
-	if (val)
-		m->pass[m->npass++] = (char *)val;
-	return 0;
+	m->pass[m->npass].name = name;
+	m->pass[m->npass].value = value;
+	m->npass++;
 }
 
 static unsigned online_cpus(void)
@@ -300,7 +303,7 @@ static unsigned online_cpus(void)
 /* Returns -1 to go on, or the exit code. */
 static int parse_many(int argc, char **argv, struct many_run *m)
 {
-	int c, idx;
+	int c, idx = 0;
 	uint64_t jobs;
 
 	m->jobs = online_cpus();
@@ -323,15 +326,11 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 						   "a STEPS column in --list");
 		case MANY_OPT_JUNIT:
 			return msr_cli_usage_error("check", "--junit takes a single trace");
-		case 'c': add_pass(m, "--config", optarg); break;
-		case 'i': add_pass(m, "--image", optarg); break;
-		case MANY_OPT_PASS_ARG:
-			add_pass(m, argv[optind - 1][1] == '-' && strchr(argv[optind - 1], '=') ?
-				 argv[optind - 1] : argv[optind - 2],
-				 strchr(argv[optind - 1], '=') ? NULL : optarg);
-			break;
-		case MANY_OPT_PASS_FLAG: add_pass(m, argv[optind - 1], NULL); break;
-		case MANY_OPT_BISECT: m->bisect = true; add_pass(m, "--bisect", NULL); break;
+		case 'c': add_pass(m, "config", optarg); break;
+		case 'i': add_pass(m, "image", optarg); break;
+		case MANY_OPT_PASS_ARG: add_pass(m, many_longopts[idx].name, optarg); break;
+		case MANY_OPT_PASS_FLAG: add_pass(m, many_longopts[idx].name, NULL); break;
+		case MANY_OPT_BISECT: m->bisect = true; add_pass(m, "bisect", NULL); break;
 		case MANY_OPT_PROGRESS: break; /* children never show progress */
 		case 'q': break;                 /* children are always quiet */
 		case 'h': return msr_cmd_check(2, (char *[]){m->prog, "--help", NULL});
@@ -380,8 +379,15 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	signal(SIGTERM, SIG_DFL);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	av[ac++] = m->prog;
-	for (size_t i = 0; i < m->npass; i++)
-		av[ac++] = m->pass[i];
+	for (size_t i = 0; i < m->npass; i++) {
+		const struct many_pass *p = &m->pass[i];
+		size_t len = strlen(p->name) + (p->value ? strlen(p->value) : 0) + 4;
+
+		/* --name=value keeps a value that starts with '-' a value */
+		if (!(av[ac] = malloc(len)))
+			_exit(MSR_EXIT_UNUSABLE);
+		snprintf(av[ac++], len, p->value ? "--%s=%s" : "--%s", p->name, p->value);
+	}
 	av[ac++] = "--quiet";
 	av[ac++] = "--no-progress";
 	av[ac++] = "--output";
@@ -558,7 +564,7 @@ int msr_check_many(int argc, char **argv)
 	int code;
 
 	memset(&m, 0, sizeof(m));
-	m.pass = calloc((size_t)argc * 2 + 1, sizeof(*m.pass));
+	m.pass = calloc((size_t)argc + 1, sizeof(*m.pass));
 	if (!args || !m.pass) {
 		free(args);
 		free(m.pass);
