@@ -399,6 +399,9 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	av[ac++] = "--";
 	av[ac++] = t->trace;
 	code = msr_cmd_check(ac, av);
+	for (size_t i = 0; i < m->npass; i++)
+		free(av[1 + i]);
+	free(av);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(code);
