@@ -12,6 +12,7 @@
  * `complete: false`). Filters only hide violations; the replay itself
  * always sees every event.
  */
+#include "check-many-internal.h"
 #include "checker.h"
 #include "cmd.h"
 #include "msr_version.h"
@@ -67,6 +68,8 @@ struct check_run {
 
 static const char check_help[] =
 	"usage: msync-replay check TRACE [options]\n"
+	"       msync-replay check [-j N] [-o DIR] [--steps-suffix SUF] [--list FILE]\n"
+	"                          [options] [TRACE...]\n"
 	"\n"
 	"Replay an RTL memory-event trace (raw, hex-text or canonical text, plain or\n"
 	"zstd; '-' = stdin) through the memory-sync model, check it against the ISS\n"
@@ -96,10 +99,24 @@ static const char check_help[] =
 	"      --progress          show a progress line on stderr\n"
 	"      --no-progress       never show it (default: only when stderr is a terminal)\n"
 	"  -q, --quiet             no summary on stderr (errors are still printed)\n"
+	"\n"
+	"several traces (each replayed in its own process, one report per trace, a\n"
+	"summary table on stdout: trace, exit, violations, first kind, report):\n"
+	"  -j, --jobs N            replay at most N traces at a time (default: online CPUs)\n"
+	"      --list FILE         traces from FILE, one per line: TRACE [STEPS [REPORT]]\n"
+	"                          ('#' comments; STEPS '-' = none)\n"
+	"  -o, --output DIR        reports go to DIR/<trace basename without .zst>.yaml\n"
+	"                          unless the list names them\n"
+	"      --steps-suffix SUF  step log of each trace: its path up to the first '.'\n"
+	"                          of its basename, then SUF (run/nas.trace.zst with\n"
+	"                          .steps.zst -> run/nas.steps.zst), unless listed\n"
+	"  --steps and --junit take a single trace.\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"exit codes: 0 replayed to the end, no violations; 1 violations found;\n"
-	"2 unusable input or usage error (125 with --bisect). A truncated or corrupt\n"
+	"2 unusable input or usage error (125 with --bisect). With several traces: 2\n"
+	"(125 with --bisect) if any trace was unusable, else 1 if any had violations,\n"
+	"else 0. A truncated or corrupt\n"
 	"trace still gets a report of everything found so far, with complete: false.\n";
 
 enum {
@@ -592,6 +609,8 @@ int msr_cmd_check(int argc, char **argv)
 	struct sigaction sa;
 	int code, rc;
 
+	if (msr_check_many_wanted(argc, argv))
+		return msr_check_many(argc, argv);
 	memset(&run, 0, sizeof(run));
 	code = parse_args(argc, argv, &run.o);
 	if (code >= 0)

@@ -1,0 +1,19 @@
+/*
+ * check-many-internal.h - `msync-replay check` on several traces, each in
+ * its own child process running the single-trace check. Private to cmd/.
+ */
+#ifndef MSR_CHECK_MANY_INTERNAL_H
+#define MSR_CHECK_MANY_INTERNAL_H
+
+#include <stdbool.h>
+
+/* True when the check command line names several traces, a --list, -j or
+ * --steps-suffix: then msr_check_many handles it. */
+bool msr_check_many_wanted(int argc, char **argv);
+
+/* Plan, run (at most -j children at a time) and tabulate; returns the exit
+ * code: 2 if any trace was unusable (125 with --bisect), else 1 if any had
+ * violations, else 0. */
+int msr_check_many(int argc, char **argv);
+
+#endif /* MSR_CHECK_MANY_INTERNAL_H */

@@ -1,0 +1,601 @@
+/*
+ * check_many.c - `msync-replay check` on several traces: `check -j N A B ...`
+ * or `check --list FILE`. Each trace is replayed by the single-trace check
+ * in its own child process (at most N at a time), so engines stay
+ * independent and a crash of one replay cannot take the others down. Then a
+ * summary table goes to stdout, one row per trace in input order.
+ *
+ * This file never replays anything itself: it only plans the runs (trace,
+ * step log, report path), builds each child's command line, waits for the
+ * children and reads their reports back for the table. Exit: 2 if any trace
+ * was unusable (125 with --bisect), else 1 if any had violations, else 0.
+ */
+#include "check-many-internal.h"
+#include "cmd.h"
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MANY_LINE_MAX 4096
+
+/* Set by the SIGINT/SIGTERM handler of the parent. */
+static volatile sig_atomic_t many_signal;
+
+static void on_many_signal(int sig)
+{
+	many_signal = sig;
+}
+
+struct many_trace {
+	char *trace, *steps, *report;
+	unsigned line;  /* line in the --list file, 0 for a command-line trace */
+	pid_t pid;
+	int status;     /* raw waitpid status */
+	bool done;      /* ended (or could not be started) */
+	bool failed;    /* could not be started */
+};
+
+struct many_pass {
+	const char *name, *value;
+};
+
+struct many_run {
+	struct many_trace *t;
+	size_t n, cap;
+	unsigned jobs;
+	const char *list, *outdir, *steps_suffix;
+	bool bisect;
+	/* options handed to every child: long name, value or NULL */
+	struct many_pass *pass;
+	size_t npass;
+	char *prog;
+};
+
+enum {
+	MANY_OPT_LIST = 512, MANY_OPT_STEPS_SUFFIX, MANY_OPT_JUNIT,
+	MANY_OPT_PASS_ARG, MANY_OPT_PASS_FLAG, MANY_OPT_BISECT, MANY_OPT_PROGRESS,
+};
+
+/* Every option of the single-trace check, so that the whole command line
+ * can be understood here; most are only passed on. */
+static const struct option many_longopts[] = {
+	{"jobs", required_argument, NULL, 'j'},
+	{"list", required_argument, NULL, MANY_OPT_LIST},
+	{"steps-suffix", required_argument, NULL, MANY_OPT_STEPS_SUFFIX},
+	{"steps", required_argument, NULL, 's'},
+	{"output", required_argument, NULL, 'o'},
+	{"junit", required_argument, NULL, MANY_OPT_JUNIT},
+	{"config", required_argument, NULL, 'c'},
+	{"image", required_argument, NULL, 'i'},
+	{"strand", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"cycles", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"pa", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"max-violations", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"context", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"context-before", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"context-after", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"no-tso", no_argument, NULL, MANY_OPT_PASS_FLAG},
+	{"fail-fast", no_argument, NULL, MANY_OPT_PASS_FLAG},
+	{"bisect", no_argument, NULL, MANY_OPT_BISECT},
+	{"progress", no_argument, NULL, MANY_OPT_PROGRESS},
+	{"no-progress", no_argument, NULL, MANY_OPT_PROGRESS},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char many_shortopts[] = ":j:s:o:c:i:qh";
+
+bool msr_check_many_wanted(int argc, char **argv)
+{
+	int positional = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return positional + (argc - i - 1) > 1;
+		if (!strcmp(a, "--jobs") ||
+		    !strncmp(a, "--jobs=", 7) || !strcmp(a, "--list") ||
+		    !strncmp(a, "--list=", 7) || !strcmp(a, "--steps-suffix") ||
+		    !strncmp(a, "--steps-suffix=", 15))
+			return true;
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			positional++;
+			continue;
+		}
+		/* skip the value of an option that takes one: in a cluster of
+		 * short options (-qo FILE) the value starts after the first
+		 * letter that takes one, or is the next argument */
+		if (a[1] != '-') {
+			for (const char *p = a + 1; *p; p++)
+				if (*p == 'j')
+					return true;
+				else if (strchr("scio", *p)) {
+					i += !p[1];
+					break;
+				}
+			continue;
+		}
+		if (!strchr(a, '=')) {
+			for (const struct option *o = many_longopts; o->name; o++)
+				/* getopt takes any unambiguous prefix */
+				if (!strncmp(o->name, a + 2, strlen(a + 2)) &&
+				    o->has_arg == required_argument) {
+					i++;
+					break;
+				}
+		}
+	}
+	return positional > 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Planning                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int add_trace(struct many_run *m, const char *trace, const char *steps,
+		     const char *report, unsigned line)
+{
+	struct many_trace *t;
+
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct many_trace *grown = realloc(m->t, cap * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		m->t = grown;
+		m->cap = cap;
+	}
+	t = &m->t[m->n];
+	memset(t, 0, sizeof(*t));
+	t->line = line;
+	t->trace = strdup(trace);
+	t->steps = steps ? strdup(steps) : NULL;
+	t->report = report ? strdup(report) : NULL;
+	m->n++;
+	if (!t->trace || (steps && !t->steps) || (report && !t->report))
+		return -1;
+	return 0;
+}
+
+/* One line of the list: `TRACE [STEPS [REPORT]]`, '#' starts a comment,
+ * STEPS '-' = no step log. Returns -1 to go on, or the exit code. */
+static int parse_list_line(struct many_run *m, char *s, unsigned line)
+{
+	char *f[4];
+	unsigned nf = 0;
+	char *hash = strchr(s, '#');
+
+	if (hash)
+		*hash = '\0';
+	for (char *tok = strtok(s, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+		if (nf == 3)
+			return msr_cli_usage_error("check", "%s:%u: expected TRACE [STEPS "
+						   "[REPORT]], got more than 3 fields",
+						   m->list, line);
+		f[nf++] = tok;
+	}
+	if (!nf)
+		return -1;
+	if (!strcmp(f[0], "-"))
+		return msr_cli_usage_error("check", "%s:%u: a trace in a list cannot be "
+					   "standard input", m->list, line);
+	if (add_trace(m, f[0], nf > 1 && strcmp(f[1], "-") ? f[1] : NULL,
+		      nf > 2 ? f[2] : NULL, line))
+		return msr_cli_usage_error("check", "out of memory");
+	return -1;
+}
+
+static int read_list(struct many_run *m)
+{
+	char buf[MANY_LINE_MAX];
+	unsigned line = 0;
+	int code = -1;
+	FILE *f = fopen(m->list, "r");
+
+	if (!f)
+		return msr_cli_usage_error("check", "--list=%s: cannot open: %s", m->list,
+					   strerror(errno));
+	while (code < 0 && fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (!strchr(buf, '\n') && !feof(f)) {
+			code = msr_cli_usage_error("check", "%s:%u: line longer than %d "
+						   "bytes", m->list, line, MANY_LINE_MAX - 2);
+			break;
+		}
+		code = parse_list_line(m, buf, line);
+	}
+	if (code < 0 && ferror(f))
+		code = msr_cli_usage_error("check", "--list=%s: read error", m->list);
+	fclose(f);
+	return code;
+}
+
+/* DIR/<trace basename without .zst>.yaml */
+static char *derive_report(const char *dir, const char *trace)
+{
+	const char *base = strrchr(trace, '/');
+	size_t len, dlen = strlen(dir);
+	char *out;
+
+	base = base ? base + 1 : trace;
+	len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".zst"))
+		len -= 4;
+	out = malloc(dlen + len + 7);
+	if (out)
+		sprintf(out, "%s/%.*s.yaml", dir, (int)len, base);
+	return out;
+}
+
+/* The trace path up to the first '.' of its basename, then SUFFIX:
+ * run/nas.trace.zst with .steps.zst -> run/nas.steps.zst */
+static char *derive_steps(const char *trace, const char *suffix)
+{
+	const char *base = strrchr(trace, '/');
+	const char *dot;
+	size_t stem;
+	char *out;
+
+	base = base ? base + 1 : trace;
+	dot = strchr(base, '.');
+	stem = dot && dot != base ? (size_t)(dot - trace) : strlen(trace);
+	out = malloc(stem + strlen(suffix) + 1);
+	if (out)
+		sprintf(out, "%.*s%s", (int)stem, trace, suffix);
+	return out;
+}
+
+/* Fill in report and step paths; two traces may not share a report. */
+static int complete_plan(struct many_run *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct many_trace *t = &m->t[i];
+
+		if (!t->steps && m->steps_suffix &&
+		    !(t->steps = derive_steps(t->trace, m->steps_suffix)))
+			return msr_cli_usage_error("check", "out of memory");
+		if (!t->report && !m->outdir)
+			return msr_cli_usage_error("check", "%s: no report path: several "
+						   "traces need -o DIR or a REPORT column "
+						   "in --list", t->trace);
+		if (!t->report && !(t->report = derive_report(m->outdir, t->trace)))
+			return msr_cli_usage_error("check", "out of memory");
+		if (!strcmp(t->report, "-"))
+			return msr_cli_usage_error("check", "%s: with several traces a "
+						   "report cannot go to standard output",
+						   t->trace);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(m->t[j].report, t->report))
+				return msr_cli_usage_error("check", "%s and %s would both "
+							   "write report %s; give report "
+							   "paths in --list", m->t[j].trace,
+							   t->trace, t->report);
+	}
+	return -1;
+}
+
+static void add_pass(struct many_run *m, const char *name, const char *value)
+{
+	m->pass[m->npass].name = name;
+	m->pass[m->npass].value = value;
+	m->npass++;
+}
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/* Returns -1 to go on, or the exit code. */
+static int parse_many(int argc, char **argv, struct many_run *m)
+{
+	int c, idx = 0;
+	uint64_t jobs;
+
+	m->jobs = online_cpus();
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, many_shortopts, many_longopts, &idx)) != -1) {
+		switch (c) {
+		case 'j':
+			if (!msr_cli_parse_u64(optarg, &jobs) || !jobs || jobs > 1024)
+				return msr_cli_usage_error("check", "-j %s: expected 1..1024",
+							   optarg);
+			m->jobs = (unsigned)jobs;
+			break;
+		case MANY_OPT_LIST: m->list = optarg; break;
+		case MANY_OPT_STEPS_SUFFIX: m->steps_suffix = optarg; break;
+		case 'o': m->outdir = optarg; break;
+		case 's':
+			return msr_cli_usage_error("check", "--steps cannot be shared by "
+						   "several traces: use --steps-suffix or "
+						   "a STEPS column in --list");
+		case MANY_OPT_JUNIT:
+			return msr_cli_usage_error("check", "--junit takes a single trace");
+		case 'c': add_pass(m, "config", optarg); break;
+		case 'i': add_pass(m, "image", optarg); break;
+		case MANY_OPT_PASS_ARG: add_pass(m, many_longopts[idx].name, optarg); break;
+		case MANY_OPT_PASS_FLAG: add_pass(m, many_longopts[idx].name, NULL); break;
+		case MANY_OPT_BISECT: m->bisect = true; add_pass(m, "bisect", NULL); break;
+		case MANY_OPT_PROGRESS: break; /* children never show progress */
+		case 'q': break;                 /* children are always quiet */
+		case 'h': return msr_cmd_check(2, (char *[]){m->prog, "--help", NULL});
+		case 'V': return msr_cmd_check(2, (char *[]){m->prog, "--version", NULL});
+		case ':':
+			return msr_cli_usage_error("check", "option %s needs a value",
+						   argv[optind - 1]);
+		default:
+			return msr_cli_usage_error("check", "unknown option %s",
+						   argv[optind - 1]);
+		}
+	}
+	if (m->list && (c = read_list(m)) >= 0)
+		return c;
+	for (int i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "-"))
+			return msr_cli_usage_error("check", "with several traces none can "
+						   "be standard input");
+		if (add_trace(m, argv[i], NULL, NULL, 0))
+			return msr_cli_usage_error("check", "out of memory");
+	}
+	if (!m->n)
+		return msr_cli_usage_error("check", m->list ? "%s: no traces in the list" :
+					   "missing TRACE argument", m->list);
+	return complete_plan(m);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Children                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* In the child: the single-trace check with this trace's paths. */
+static void __attribute__((noreturn)) run_child(const struct many_run *m,
+						const struct many_trace *t,
+						const sigset_t *old_mask)
+{
+	char **av = calloc(m->npass + 10, sizeof(*av));
+	int ac = 0, code;
+
+	if (!av)
+		_exit(MSR_EXIT_UNUSABLE);
+	/* signals are blocked since the fork: a stop request that comes before
+	 * the check installs its own handler ends the child instead of being
+	 * lost in the parent's handler */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+	av[ac++] = m->prog;
+	for (size_t i = 0; i < m->npass; i++) {
+		const struct many_pass *p = &m->pass[i];
+		size_t len = strlen(p->name) + (p->value ? strlen(p->value) : 0) + 4;
+
+		/* --name=value keeps a value that starts with '-' a value */
+		if (!(av[ac] = malloc(len)))
+			_exit(MSR_EXIT_UNUSABLE);
+		snprintf(av[ac++], len, p->value ? "--%s=%s" : "--%s", p->name, p->value);
+	}
+	av[ac++] = "--quiet";
+	av[ac++] = "--no-progress";
+	av[ac++] = "--output";
+	av[ac++] = t->report;
+	if (t->steps) {
+		av[ac++] = "--steps";
+		av[ac++] = t->steps;
+	}
+	av[ac++] = "--";
+	av[ac++] = t->trace;
+	code = msr_cmd_check(ac, av);
+	for (size_t i = 0; i < m->npass; i++)
+		free(av[1 + i]);
+	free(av);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(code);
+}
+
+static int start_child(const struct many_run *m, struct many_trace *t)
+{
+	pid_t pid;
+	sigset_t stop, old_mask;
+
+	/* the table reads this path back: a report left by an earlier run
+	 * must not stand in for one this replay never wrote */
+	if (unlink(t->report) && errno != ENOENT)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old_mask);
+	pid = fork();
+	if (!pid)
+		run_child(m, t, &old_mask);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	if (pid < 0)
+		return -1;
+	t->pid = pid;
+	return 0;
+}
+
+/* Wait for one child; false when a signal interrupted the wait. */
+static bool reap_one(struct many_run *m)
+{
+	int status;
+	pid_t pid = waitpid(-1, &status, 0);
+
+	if (pid < 0)
+		return errno != EINTR;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].pid == pid && !m->t[i].done) {
+			m->t[i].status = status;
+			m->t[i].done = true;
+			return true;
+		}
+	return true;
+}
+
+/* SIGINT/SIGTERM: start nothing more, pass the signal on to the running
+ * replays (each then writes its partial report), print the table. */
+static void forward_signal(const struct many_run *m, int sig)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].pid > 0 && !m->t[i].done)
+			kill(m->t[i].pid, sig);
+}
+
+/* Run every trace, at most m->jobs at a time; a trace whose child cannot
+ * be started counts as unusable, one never started is shown as such. */
+static void run_all(struct many_run *m)
+{
+	size_t next = 0, running = 0;
+	bool forwarded = false;
+
+	for (;;) {
+		if (many_signal && !forwarded) {
+			forward_signal(m, many_signal);
+			forwarded = true;
+		}
+		while (!many_signal && next < m->n && running < m->jobs) {
+			if (start_child(m, &m->t[next])) {
+				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
+					m->t[next].trace, strerror(errno));
+				m->t[next].failed = true;
+				m->t[next].done = true;
+			} else {
+				running++;
+			}
+			next++;
+		}
+		if (!running)
+			break;
+		if (reap_one(m))
+			running--;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summary table                                                             */
+/* ------------------------------------------------------------------------ */
+
+static int row_exit(const struct many_run *m, const struct many_trace *t, char *text,
+		    size_t len)
+{
+	int code;
+
+	if (!t->done || t->failed) {
+		snprintf(text, len, "not run");
+		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+	}
+	if (WIFEXITED(t->status)) {
+		code = WEXITSTATUS(t->status);
+		snprintf(text, len, "%d", code);
+		return code;
+	}
+	snprintf(text, len, "signal %d", WIFSIGNALED(t->status) ? WTERMSIG(t->status) : 0);
+	return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+}
+
+static int print_table(const struct many_run *m)
+{
+	bool unusable = false, violations = false;
+	size_t w = strlen("trace");
+
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->t[i].trace) > w)
+			w = strlen(m->t[i].trace);
+	printf("%-*s  %-9s  %10s  %-22s  %s\n", (int)w, "trace", "exit", "violations",
+	       "first", "report");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct many_trace *t = &m->t[i];
+		struct msr_report_doc *doc = NULL;
+		struct msr_error err = MSR_ERROR_INIT;
+		char status[16], count[24] = "-";
+		const char *first = "-";
+		int code = row_exit(m, t, status, sizeof(status));
+
+		if (code == MSR_EXIT_VIOLATIONS)
+			violations = true;
+		else if (code != MSR_EXIT_CLEAN)
+			unusable = true;
+		if (!msr_report_doc_load(t->report, &doc, &err)) {
+			snprintf(count, sizeof(count), "%llu",
+				 (unsigned long long)msr_report_doc_violations(doc));
+			if (msr_report_doc_count(doc))
+				first = msr_report_doc_get(doc, 0)->kind;
+		}
+		printf("%-*s  %-9s  %10s  %-22s  %s\n", (int)w, t->trace, status, count,
+		       first, doc ? t->report : "(not written)");
+		msr_report_doc_free(doc);
+		msr_error_clear(&err);
+	}
+	fflush(stdout);
+	if (unusable)
+		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+	return violations ? MSR_EXIT_VIOLATIONS : MSR_EXIT_CLEAN;
+}
+
+static void release(struct many_run *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->t[i].trace);
+		free(m->t[i].steps);
+		free(m->t[i].report);
+	}
+	free(m->t);
+	free(m->pass);
+}
+
+int msr_check_many(int argc, char **argv)
+{
+	struct many_run m;
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int code;
+
+	memset(&m, 0, sizeof(m));
+	m.pass = calloc((size_t)argc + 1, sizeof(*m.pass));
+	if (!args || !m.pass) {
+		free(args);
+		free(m.pass);
+		return msr_cli_usage_error("check", "out of memory");
+	}
+	/* getopt permutes; keep the caller's argv as it was */
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	m.prog = argv[0];
+	code = parse_many(argc, args, &m);
+	if (code < 0) {
+		if (m.outdir && mkdir(m.outdir, 0777) && errno != EEXIST) {
+			code = msr_cli_usage_error("check", "-o %s: cannot create the "
+						   "directory: %s", m.outdir, strerror(errno));
+		} else {
+			struct sigaction sa;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_many_signal; /* no SA_RESTART: waitpid returns */
+			many_signal = 0;
+			sigaction(SIGINT, &sa, NULL);
+			sigaction(SIGTERM, &sa, NULL);
+			run_all(&m);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			code = print_table(&m);
+		}
+	}
+	release(&m);
+	free(args);
+	return code;
+}

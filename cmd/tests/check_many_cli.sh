@@ -1,0 +1,187 @@
+#!/bin/bash
+# msync-replay check on several traces (TAP): a clean trace, one with
+# violations and a truncated one, replayed in parallel (-j2) and serially
+# (-j1), must give the same reports as single runs, the right summary table
+# and exit code; --list parsing and the several-trace usage errors.
+. "$(dirname "$0")/trace-lib.sh"
+ENG="$MSR_SOURCE_ROOT/testdata/engine"
+
+expect_rc() { # description expected-rc command...
+	local desc=$1 want=$2 rc
+	shift 2
+	"$@" >stdout.txt 2>stderr.txt
+	rc=$?
+	[ "$rc" -eq "$want" ]
+	ok $? "$desc (exit $rc)"
+	[ "$rc" -eq "$want" ] || sed 's/^/#   /' stderr.txt
+}
+
+# reports without the wall-clock lines
+stable() { grep -v -e elapsed_seconds -e events_per_second "$1"; }
+
+same_report() { # description expected actual
+	if [ -f "$3" ] && cmp -s <(stable "$2") <(stable "$3"); then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		diff <(stable "$2") <(stable "$3") 2>&1 | head -10 | sed 's/^/# /'
+	fi
+}
+
+cp "$ENG/clean_load_store.trace" clean.trace
+cp "$ENG/clean_load_store.steps" clean.steps
+cp "$ENG/v_load_value.trace" bad.trace
+cp "$ENG/v_load_value.steps" bad.steps
+"$MSR" encode -o full.bin clean.trace
+head -c $(($(stat -c %s full.bin) - 5)) full.bin >trunc.trace
+cp clean.steps trunc.steps
+rm full.bin
+
+mkdir single
+expect_rc "single clean run" 0 "$MSR" check -q clean.trace -s clean.steps -o single/clean.trace.yaml
+expect_rc "single run with violations" 1 "$MSR" check -q bad.trace -s bad.steps -o single/bad.trace.yaml
+expect_rc "single truncated run" 2 "$MSR" check -q trunc.trace -s trunc.steps -o single/trunc.trace.yaml
+
+for j in 2 1; do
+	expect_rc "-j$j on clean, violations, truncated: unusable wins" 2 \
+		"$MSR" check -j$j -o par$j --steps-suffix .steps clean.trace bad.trace trunc.trace
+	cp stdout.txt table$j.txt
+	for t in clean bad trunc; do
+		same_report "-j$j: $t report equals the single run's" \
+			single/$t.trace.yaml par$j/$t.trace.yaml
+	done
+	awk 'NR == 1 && $1 == "trace" && $2 == "exit" && $3 == "violations" { h = 1 }
+	     $1 == "clean.trace" && $2 == 0 && $3 == 0 && $4 == "-" && $5 == "par'$j'/clean.trace.yaml" { c = 1 }
+	     $1 == "bad.trace" && $2 == 1 && $3 == 1 && $4 == "load-value" { b = 1 }
+	     $1 == "trunc.trace" && $2 == 2 { t = 1 }
+	     END { exit !(h && c && b && t && NR == 4) }' table$j.txt
+	ok $? "-j$j: summary table has a header and one row per trace in input order"
+	[ "$(sed -n 2p table$j.txt | cut -c1-11)" = "clean.trace" ] &&
+		[ "$(sed -n 4p table$j.txt | cut -c1-11)" = "trunc.trace" ]
+	ok $? "-j$j: rows follow the command line order"
+done
+cmp -s table1.txt <(sed 's/par2/par1/' table2.txt)
+ok $? "-j1 and -j2 print the same table"
+
+expect_rc "violations but nothing unusable: exit 1" 1 \
+	"$MSR" check -j2 -o v --steps-suffix .steps clean.trace bad.trace
+expect_rc "one trace with -j: still a table, exit 0" 0 \
+	"$MSR" check -j1 -o c --steps-suffix .steps clean.trace
+grep -q "^clean.trace " stdout.txt && [ -f c/clean.trace.yaml ]
+ok $? "one trace with -j: row and report written"
+expect_rc "--bisect: unusable trace gives 125" 125 \
+	"$MSR" check --bisect -j2 -o b --steps-suffix .steps clean.trace trunc.trace
+
+cat >list.txt <<'L'
+# trace          steps        report
+clean.trace      clean.steps  l/clean.yaml
+bad.trace        bad.steps    # report derived from -o
+  trunc.trace    -            l/trunc-nosteps.yaml
+L
+mkdir l
+expect_rc "--list with steps, reports and comments" 2 "$MSR" check --list list.txt -o l
+same_report "--list: listed report path" single/clean.trace.yaml l/clean.yaml
+same_report "--list: derived report path" single/bad.trace.yaml l/bad.trace.yaml
+[ -f l/trunc-nosteps.yaml ] && ! grep -q "role: steps" l/trunc-nosteps.yaml
+ok $? "--list: STEPS '-' runs without a step log"
+
+printf 'clean.trace clean.steps a.yaml\n\nbad.trace bad.steps b.yaml extra\n' >bad-list.txt
+expect_rc "--list: too many fields" 2 "$MSR" check --list bad-list.txt
+grep -q "bad-list.txt:3: expected TRACE \[STEPS \[REPORT\]\]" stderr.txt
+ok $? "--list error names the file and line"
+printf '# nothing\n\n' >empty-list.txt
+expect_rc "--list without traces" 2 "$MSR" check --list empty-list.txt -o e
+grep -q "empty-list.txt: no traces" stderr.txt; ok $? "says the list is empty"
+printf 'clean.trace\n-\n' >stdin-list.txt
+expect_rc "--list: standard input as a trace" 2 "$MSR" check --list stdin-list.txt -o e
+grep -q "stdin-list.txt:2:" stderr.txt; ok $? "names the line of the '-' trace"
+expect_rc "--list: missing file" 2 "$MSR" check --list no-such-list.txt
+grep -q "no-such-list.txt" stderr.txt; ok $? "names the missing list"
+
+expect_rc "several traces need report paths" 2 "$MSR" check clean.trace bad.trace
+grep -q "need -o DIR" stderr.txt; ok $? "says -o DIR is needed"
+expect_rc "--steps cannot be shared" 2 "$MSR" check -o x -s clean.steps clean.trace bad.trace
+expect_rc "--junit takes a single trace" 2 "$MSR" check -o x --junit j.xml clean.trace bad.trace
+mkdir d1 d2
+cp clean.trace d1/; cp clean.trace d2/
+cp clean.trace d1/clean.trace.copy; cp clean.steps d1/clean.steps
+expect_rc "two traces with one report name" 2 "$MSR" check -o x d1/clean.trace d2/clean.trace
+grep -q "would both write report x/clean.trace.yaml" stderr.txt; ok $? "names the clash"
+expect_rc "-j 0 is a usage error" 2 "$MSR" check -j0 -o x clean.trace bad.trace
+expect_rc "all clean: exit 0" 0 "$MSR" check -j2 -o allclean --steps-suffix .steps clean.trace d1/clean.trace.copy
+expect_rc "options reach every replay" 1 "$MSR" check -j2 -o f --steps-suffix .steps --no-tso --strand=0 --max-violations 1 clean.trace bad.trace
+"$MSR" check -q --no-tso --strand=0 --max-violations 1 bad.trace -s bad.steps -o fsingle.yaml
+same_report "passed-on options give the single run's report" fsingle.yaml f/bad.trace.yaml
+grep -q "tso: false" f/bad.trace.yaml; ok $? "--no-tso reached the child"
+expect_rc "--help shows the several-trace options" 0 "$MSR" check -j2 --help
+grep -q -- "--list FILE" stdout.txt && grep -q -- "--steps-suffix" stdout.txt
+ok $? "--help lists --list and --steps-suffix"
+
+# one trace without -j/--list stays the single-trace check, however the
+# options are spelt: no table, the report where -o says
+expect_rc "-qo FILE TRACE is a single run" 0 "$MSR" check -qo one.yaml clean.trace -s clean.steps
+[ -f one.yaml ] && [ ! -s stdout.txt ]; ok $? "-qo: report in the file, no table"
+expect_rc "--out FILE TRACE --ste LOG is a single run" 0 "$MSR" check -q --out one2.yaml clean.trace --ste clean.steps
+[ -f one2.yaml ] && [ ! -s stdout.txt ]; ok $? "abbreviated options: report in the file, no table"
+expect_rc "-qj1 in a cluster means several-trace mode" 0 "$MSR" check -qj1 -o cl --steps-suffix .steps clean.trace
+grep -q "^clean.trace  *0" stdout.txt; ok $? "-qj1: table printed"
+
+# a replay killed by a signal: the others finish, its row says so
+mkfifo hang.trace
+rm -rf k
+"$MSR" check -j2 -o k clean.trace hang.trace >killed.txt 2>/dev/null &
+parent=$!
+child=
+for _ in $(seq 100); do
+	# the clean replay has ended and only the blocked one is left
+	kids=$(pgrep -P "$parent")
+	if [ -f k/clean.trace.yaml ] && [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
+		child=$kids
+		break
+	fi
+	sleep 0.1
+done
+if [ -n "$child" ]; then
+	kill -9 "$child"
+else
+	: >hang.trace # never found it: unblock the replay instead of hanging
+fi
+wait $parent
+rc=$?
+[ "$rc" -eq 2 ]; ok $? "a killed replay makes the run unusable (exit $rc)"
+grep -q "^hang.trace  *signal 9  *-  *-  *(not written)" killed.txt &&
+	grep -q "^clean.trace  *0  *0  *-  *k/clean.trace.yaml" killed.txt
+ok $? "the other trace's row is intact, the killed one says signal 9"
+sed 's/^/# /' killed.txt
+
+# SIGTERM to the parent: passed on to the running replay (partial report),
+# nothing more is started, the table is still printed
+rm -rf t
+"$MSR" check -j1 -o t hang.trace clean.trace >term.txt 2>/dev/null &
+parent=$!
+child=
+for _ in $(seq 100); do
+	# wait until the replay catches SIGTERM (bit 15 of SigCgt)
+	child=$(pgrep -P "$parent") && [ -n "$child" ] &&
+		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$child/status" 2>/dev/null) &&
+		[ -n "$cgt" ] && (( 0x$cgt & 0x4000 )) && break
+	sleep 0.05
+done
+kill -TERM "$parent"
+wait $parent
+rc=$?
+[ "$rc" -eq 2 ]; ok $? "SIGTERM: exit 2 ($rc)"
+grep -q "^hang.trace  *2  *0  *-  *t/hang.trace.yaml" term.txt &&
+	grep -q "^clean.trace  *not run  *-" term.txt &&
+	grep -q "stopped: interrupted" t/hang.trace.yaml
+ok $? "SIGTERM: the running replay wrote a partial report, the next was not run"
+sed 's/^/# /' term.txt
+
+echo x >k/clean.trace.yaml
+expect_rc "a bad configuration fails every replay" 2 \
+	"$MSR" check -j2 -o k -c no-such.yaml clean.trace bad.trace
+grep -q "^clean.trace  *2  *-  *-  *(not written)" stdout.txt
+ok $? "an earlier report is not shown for a replay that wrote none"
+
+echo "1..$ntest"
+[ "$nfail" -eq 0 ]
