@@ -51,39 +51,6 @@ void msr_report_fingerprint(enum msr_vkind kind, int strand, uint64_t iseq,
 /* Filters                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* Parse a decimal or 0x-hex number in [*p, end) up to a non-digit. */
-static bool parse_num(const char **p, uint64_t *out)
-{
-	const char *s = *p;
-	uint64_t v = 0;
-	unsigned base = 10;
-	bool any = false;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	for (;; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			break;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-		any = true;
-	}
-	*p = s;
-	*out = v;
-	return any;
-}
-
 bool msr_report_filter_strands(struct msr_report_filter *f, const char *list,
 			       unsigned strands)
 {
@@ -95,12 +62,12 @@ bool msr_report_filter_strands(struct msr_report_filter *f, const char *list,
 	for (;;) {
 		uint64_t lo, hi;
 
-		if (!parse_num(&p, &lo))
+		if (!msr_scan_u64(&p, &lo))
 			return false;
 		hi = lo;
 		if (*p == '-') {
 			p++;
-			if (!parse_num(&p, &hi))
+			if (!msr_scan_u64(&p, &hi))
 				return false;
 		}
 		if (lo > hi || hi >= strands)
@@ -119,27 +86,11 @@ bool msr_report_filter_strands(struct msr_report_filter *f, const char *list,
 	return true;
 }
 
-static bool parse_range(const char *range, uint64_t max, uint64_t *lo,
-			uint64_t *hi)
-{
-	const char *p = range;
-
-	*lo = 0;
-	*hi = max;
-	if (*p != ':' && !parse_num(&p, lo))
-		return false;
-	if (*p++ != ':')
-		return false;
-	if (*p && !parse_num(&p, hi))
-		return false;
-	return !*p && *lo <= *hi && *hi <= max;
-}
-
 bool msr_report_filter_cycles(struct msr_report_filter *f, const char *range)
 {
 	uint64_t lo, hi;
 
-	if (!parse_range(range, UINT32_MAX, &lo, &hi))
+	if (!msr_parse_range(range, UINT32_MAX, &lo, &hi))
 		return false;
 	f->by_cycles = true;
 	f->cycle_lo = (uint32_t)lo;
@@ -152,7 +103,7 @@ bool msr_report_filter_pa(struct msr_report_filter *f, const char *range)
 {
 	uint64_t lo, hi;
 
-	if (!parse_range(range, UINT64_MAX, &lo, &hi))
+	if (!msr_parse_range(range, UINT64_MAX, &lo, &hi))
 		return false;
 	f->by_pa = true;
 	f->pa_lo = lo;

@@ -350,8 +350,7 @@ static int parse_memory(struct cfg_parser *cp)
 	}
 }
 
-/* A decimal or 0x-hex number at *p, up to a non-digit. */
-static bool scan_num(const char **p, uint64_t *out)
+bool msr_scan_u64(const char **p, uint64_t *out)
 {
 	const char *s = *p;
 	uint64_t v = 0, base = 10;
@@ -382,18 +381,17 @@ static bool scan_num(const char **p, uint64_t *out)
 	return any;
 }
 
-/* "LO:HI", inclusive, either side may be empty (open). */
-static bool parse_pa_range(const char *s, uint64_t *lo, uint64_t *hi)
+bool msr_parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
 {
 	*lo = 0;
-	*hi = UINT64_MAX;
-	if (*s != ':' && !scan_num(&s, lo))
+	*hi = max;
+	if (*s != ':' && !msr_scan_u64(&s, lo))
 		return false;
 	if (*s++ != ':')
 		return false;
-	if (*s && !scan_num(&s, hi))
+	if (*s && !msr_scan_u64(&s, hi))
 		return false;
-	return !*s && *lo <= *hi;
+	return !*s && *lo <= *hi && *hi <= max;
 }
 
 enum { WK_FINGERPRINT, WK_KIND, WK_PA, WK_STRAND, WK_REASON, WK_COUNT };
@@ -438,7 +436,7 @@ static int set_waiver_key(struct cfg_parser *cp, unsigned k,
 				    "violation kind (e.g. load-value, tso-membar)", val);
 		return MSR_OK;
 	case WK_PA:
-		if (!parse_pa_range(val, &w->pa_lo, &w->pa_hi))
+		if (!msr_parse_range(val, UINT64_MAX, &w->pa_lo, &w->pa_hi))
 			return perr(cp, cp->ev.start_mark, "waiver pa='%s': expected "
 				    "LO:HI with LO <= HI (inclusive; an empty side is open)",
 				    val);

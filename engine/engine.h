@@ -100,6 +100,16 @@ void msr_config_default(struct msr_config *cfg);
 int msr_config_load(struct msr_config *cfg, const char *path,
 		    struct msr_error *err);
 void msr_config_release(struct msr_config *cfg);
+
+/*
+ * The number and range syntax shared by waivers and the report filters.
+ * msr_scan_u64: a decimal or 0x-hex number at *p, up to the first non-digit;
+ * advances *p; false when there is no digit or it overflows.
+ * msr_parse_range: "LO:HI", inclusive, either side may be empty (open: 0 and
+ * `max`); false when malformed, LO > HI or HI > max.
+ */
+bool msr_scan_u64(const char **p, uint64_t *out);
+bool msr_parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi);
 /* Deep-copy the waivers of `src` into `dst` (which holds none yet). */
 int msr_config_copy_waivers(struct msr_config *dst,
 			    const struct msr_config *src,
