@@ -159,18 +159,8 @@ static bool parse_u64(const char *s, uint64_t *out)
 /* 16 hex digits (either case) -> lowercase text and number. */
 static bool parse_fingerprint(const char *s, char out[17], uint64_t *fp)
 {
-	if (strlen(s) != 16)
+	if (!msr_fingerprint_normalize(s, out))
 		return false;
-	for (size_t i = 0; i < 16; i++) {
-		char c = s[i];
-
-		if (c >= 'A' && c <= 'F')
-			c = (char)(c - 'A' + 'a');
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-			return false;
-		out[i] = c;
-	}
-	out[16] = '\0';
 	*fp = strtoull(out, NULL, 16);
 	return true;
 }

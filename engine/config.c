@@ -381,6 +381,23 @@ bool msr_scan_u64(const char **p, uint64_t *out)
 	return any;
 }
 
+bool msr_fingerprint_normalize(const char *s, char out[17])
+{
+	for (unsigned i = 0; i < 16; i++) {
+		char c = s[i];
+
+		if (c >= 'A' && c <= 'F')
+			c = (char)(c - 'A' + 'a');
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+		out[i] = c;
+	}
+	if (s[16])
+		return false;
+	out[16] = '\0';
+	return true;
+}
+
 bool msr_parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi)
 {
 	*lo = 0;
@@ -414,19 +431,9 @@ static int set_waiver_key(struct cfg_parser *cp, unsigned k,
 			    cp->ev.type == YAML_MAPPING_START_EVENT ? "mapping" : "list");
 	switch (k) {
 	case WK_FINGERPRINT:
-		for (unsigned i = 0; i < 17; i++) {
-			char c = val[i];
-
-			if (i == 16 && !c)
-				break;
-			if (c >= 'A' && c <= 'F')
-				c = (char)(c - 'A' + 'a');
-			if (i == 16 || !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-				return perr(cp, cp->ev.start_mark, "waiver fingerprint='%s': "
-					    "expected 16 hex digits as in the report", val);
-			w->fingerprint[i] = c;
-		}
-		w->fingerprint[16] = '\0';
+		if (!msr_fingerprint_normalize(val, w->fingerprint))
+			return perr(cp, cp->ev.start_mark, "waiver fingerprint='%s': "
+				    "expected 16 hex digits as in the report", val);
 		w->by_fingerprint = true;
 		return MSR_OK;
 	case WK_KIND:

@@ -110,6 +110,9 @@ void msr_config_release(struct msr_config *cfg);
  */
 bool msr_scan_u64(const char **p, uint64_t *out);
 bool msr_parse_range(const char *s, uint64_t max, uint64_t *lo, uint64_t *hi);
+/* A report fingerprint: exactly 16 hex digits in either case, copied to
+ * `out` in lowercase; false when `s` is anything else. */
+bool msr_fingerprint_normalize(const char *s, char out[17]);
 /* Deep-copy the waivers of `src` into `dst` (which holds none yet). */
 int msr_config_copy_waivers(struct msr_config *dst,
 			    const struct msr_config *src,
