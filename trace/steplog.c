@@ -40,7 +40,7 @@ struct msr_steplog {
 	bool eof;
 	bool header_seen;
 	struct step_queue *q;
-	char carry[STEPLOG_LINE_MAX];
+	char carry[STEPLOG_LINE_MAX + 1]; /* + the sentinel */
 };
 
 static const char *const op_names[MSR_STEP_OP_COUNT] = {
@@ -356,129 +356,289 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
 }
 
 /*
- * Fast path for the common shape of a step line: fields separated by
- * blanks, plain hex without 0x, no duplicate field. Parses in one pass over
- * the bytes. Returns false, with *s partly filled, for anything else; the
- * caller then parses the line again with the general parser, which gives
- * the same result for a valid line and the precise message for a bad one.
+ * Fast path for the common shape of a step line: single-pass, in place,
+ * table- and word-driven hex, keyword dispatch on the first bytes. It relies
+ * on the byte at `end` being a sentinel that is neither a blank nor a digit
+ * (the '\n' or '\r' after an in-block line, a '\n' written after a carried
+ * one), so scans stop there without bounds checks. It returns false, with *s
+ * partly filled, on anything unusual (0x prefixes, leading zeros past the
+ * field width, duplicates, any rule violation); the caller then parses the
+ * line again with the general parser, which gives the same result for a
+ * valid line and the precise message for a bad one.
  */
-static const char *fast_hex(const char *p, const char *end, long maxdig,
-			    uint64_t *out)
-{
-	const char *q = p;
-	uint64_t v = 0;
-	unsigned d;
+#define ONES8 0x0101010101010101ull
+#define HIGH8 0x8080808080808080ull
 
-	while (q < end && (d = hex_digit1[(unsigned char)*q]) != 0) {
-		v = v << 4 | (d - 1);
-		q++;
-	}
-	if (q == p || q - p > maxdig || (q < end && !is_space(*q)))
-		return NULL;
-	*out = v;
-	return q;
+static inline uint64_t load_le64(const unsigned char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
 }
 
-static const char *fast_bytes(const char *p, const char *end, uint8_t *out,
-			      uint8_t *len)
+/*
+ * 0x80 in every byte of the 8 characters x that is not a hex digit. Exact up
+ * to the first byte >= 0x80 (whose carries may spoil the bytes above it), so
+ * the lowest set byte is always the first non-digit.
+ */
+static inline uint64_t hex_bad8(uint64_t x)
 {
-	const char *q = p;
-	size_t n = 0;
+	uint64_t y = x | ONES8 * 0x20;
+	uint64_t dig = (x + ONES8 * (0x80 - '0')) & ~(x + ONES8 * (0x80 - ':'));
+	uint64_t alpha = (y + ONES8 * (0x80 - 'a')) & ~(y + ONES8 * (0x80 - 'g'));
 
-	while (q + 1 < end && n < 64) {
-		unsigned hi = hex_digit1[(unsigned char)q[0]];
-		unsigned lo = hex_digit1[(unsigned char)q[1]];
-
-		if (!hi || !lo)
-			break;
-		out[n++] = (uint8_t)((hi - 1) << 4 | (lo - 1));
-		q += 2;
-	}
-	if (n == 0 || (q < end && !is_space(*q)))
-		return NULL;
-	*len = (uint8_t)n;
-	return q;
+	return ((dig | alpha) & ~x & HIGH8) ^ HIGH8;
 }
 
-static const char *skip_blanks(const char *p, const char *end)
+/* 8 hex digits (all valid) -> 4 bytes, first digits in the lowest byte. */
+static inline uint32_t hex_pack8(uint64_t x)
 {
-	while (p < end && is_space(*p))
+	uint64_t d = (x & ONES8 * 0x0F) + ((x >> 6) & ONES8) * 9;
+
+	d = ((d << 4) | (d >> 8)) & 0x00FF00FF00FF00FFull;
+	d = (d | (d >> 8)) & 0x0000FFFF0000FFFFull;
+	return (uint32_t)(d | (d >> 16));
+}
+
+/* End of the run of hex digits at p (stops at the sentinel at the latest). */
+static inline const unsigned char *hex_span(const unsigned char *p,
+					    const unsigned char *end)
+{
+	while (end - p >= 8) {
+		uint64_t bad = hex_bad8(load_le64(p));
+
+		if (bad)
+			return p + __builtin_ctzll(bad) / 8;
+		p += 8;
+	}
+	while (hex_digit1[*p])
 		p++;
 	return p;
 }
 
-static bool fast_field(const char *p, const char *end, struct msr_step *s,
-		       const char *cols[5], const char **next)
+/* Value of the n (<= 16) hex digits at p. */
+static inline uint64_t hex_value(const unsigned char *p, size_t n)
 {
-	const char *v, *q = NULL;
-	uint64_t x;
-	int bit;
+	uint64_t v = 0;
 
-	if (end - p >= 3 && p[2] == '=')
-		bit = field_bit(p, 2), v = p + 3;
-	else if (end - p >= 5 && p[4] == '=')
-		bit = field_bit(p, 4), v = p + 5;
-	else
-		return false;
-	if (!bit || (s->has & bit))
-		return false;
-	s->has |= (uint8_t)bit;
-	cols[__builtin_ctz((unsigned)bit)] = p;
-	switch (bit) {
-	case PA:
-		q = fast_hex(v, end, 10, &s->pa);
-		break;
-	case SZ:
-		x = 0;
-		for (q = v; q < end && *q >= '0' && *q <= '9' && q - v < 2; q++)
-			x = x * 10 + (uint64_t)(*q - '0');
-		if (q == v || x > 64 || (q < end && !is_space(*q)))
-			return false;
-		s->size = (uint8_t)x;
-		break;
-	case LDV:
-		q = fast_bytes(v, end, s->ld, &s->ld_len);
-		break;
-	case STV:
-		q = fast_bytes(v, end, s->st, &s->st_len);
-		break;
-	default:
-		q = fast_hex(v, end, 8, &x);
-		s->mask = (uint32_t)x;
-		break;
+	for (; n >= 8; n -= 8, p += 8)
+		v = v << 32 | __builtin_bswap32(hex_pack8(load_le64(p)));
+	for (; n; n--)
+		v = v << 4 | (uint64_t)(hex_digit1[*p++] - 1);
+	return v;
+}
+
+/* The n (even, <= 128) hex digits at p as n / 2 big-endian bytes. */
+static inline void hex_bytes(const unsigned char *p, size_t n, uint8_t *out)
+{
+	for (; n >= 8; n -= 8, p += 8, out += 4) {
+		uint32_t w = hex_pack8(load_le64(p));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap32(w);
+#endif
+		memcpy(out, &w, 4);
 	}
-	*next = q;
-	return q != NULL;
+	for (; n; n -= 2, p += 2)
+		*out++ = (uint8_t)((hex_digit1[p[0]] - 1) << 4 | (hex_digit1[p[1]] - 1));
+}
+
+static inline bool blank(unsigned char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* Op keyword [p, p + n): first byte and length pick the candidate. */
+static inline int fast_op(const unsigned char *p, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (p[1] == 'd' && p[0] == 'l')
+			return MSR_STEP_LD;
+		if (p[1] == 't' && p[0] == 's')
+			return MSR_STEP_ST;
+		return -1;
+	case 3:
+		if (!memcmp(p, "nop", 3))
+			return MSR_STEP_NOP;
+		if (!memcmp(p, "cas", 3))
+			return MSR_STEP_CAS;
+		if (p[0] == 'l' && p[1] == 'd')
+			return p[2] == 'd' ? MSR_STEP_LDD : p[2] == 'q' ? MSR_STEP_LDQ : -1;
+		return -1;
+	case 4:
+		if (!memcmp(p, "stbi", 4))
+			return MSR_STEP_STBI;
+		if (!memcmp(p, "swap", 4))
+			return MSR_STEP_SWAP;
+		return -1;
+	case 5:
+		if (!memcmp(p, "ldblk", 5))
+			return MSR_STEP_LDBLK;
+		if (!memcmp(p, "stblk", 5))
+			return MSR_STEP_STBLK;
+		return -1;
+	case 6:
+		if (!memcmp(p, "ldstub", 6))
+			return MSR_STEP_LDSTUB;
+		if (!memcmp(p, "membar", 6))
+			return MSR_STEP_MEMBAR;
+		return -1;
+	case 8:
+		return memcmp(p, "prefetch", 8) ? -1 : MSR_STEP_PREFETCH;
+	default:
+		return -1;
+	}
+}
+
+/* A hex field value at p of 1..maxdig digits ending the token. */
+static inline const unsigned char *fast_num(const unsigned char *p,
+					    const unsigned char *end,
+					    size_t maxdig, uint64_t *out)
+{
+	const unsigned char *q = hex_span(p, end);
+	size_t n = (size_t)(q - p);
+
+	if (n - 1 >= maxdig || (q != end && !blank(*q)))
+		return NULL;
+	*out = hex_value(p, n);
+	return q;
+}
+
+/* A byte-string field value at p ending the token. */
+static inline const unsigned char *fast_val(const unsigned char *p,
+					    const unsigned char *end,
+					    uint8_t *out, uint8_t *len)
+{
+	const unsigned char *q = hex_span(p, end);
+	size_t n = (size_t)(q - p);
+
+	if (n - 1 >= 128 || (n & 1) || (q != end && !blank(*q)))
+		return NULL;
+	hex_bytes(p, n, out);
+	*len = (uint8_t)(n / 2);
+	return q;
+}
+
+/* The rules of check_fields, as one predicate; fixes up the size. */
+static inline bool fast_rules(struct msr_step *s)
+{
+	const struct op_rule *r = &rules[s->op];
+	unsigned size = s->size;
+
+	if ((s->has ^ r->req) & ~r->opt)
+		return false; /* a field missing or not allowed */
+	if (r->fixed_size) {
+		if ((s->has & SZ) && size != r->fixed_size)
+			return false;
+		size = r->fixed_size;
+	} else if (r->sizes) {
+		if (!(s->has & SZ))
+			size = r->default_size;
+		if (((s->has & SZ) || size) &&
+		    (size == 0 || (size & (size - 1)) || !(size & r->sizes)))
+			return false;
+	}
+	if ((s->has & PA) && size && (s->pa & (uint64_t)(size - 1)))
+		return false;
+	if ((s->has & LDV) && s->ld_len != size)
+		return false;
+	if ((s->has & STV) && s->st_len != size)
+		return false;
+	s->size = (uint8_t)size;
+	return true;
 }
 
 static bool fast_step(const struct msr_steplog *log, const char *line,
-		      const char *end, struct msr_step *s, const char *cols[5],
-		      const char **op_col)
+		      const char *end_, struct msr_step *s)
 {
-	const char *p = skip_blanks(line, end), *q;
-	uint64_t x = 0;
+	const unsigned char *p = (const unsigned char *)line, *q;
+	const unsigned char *end = (const unsigned char *)end_;
+	unsigned t, d, bit;
+	uint64_t x;
 	int op;
 
-	for (q = p; q < end && *q >= '0' && *q <= '9' && q - p < 3; q++)
-		x = x * 10 + (uint64_t)(*q - '0');
-	if (q == p || x >= log->strands || q == end || !is_space(*q))
+	memset(s, 0, offsetof(struct msr_step, ld));
+	s->line = log->lineno;
+	while (blank(*p))
+		p++;
+	if ((t = *p - (unsigned)'0') > 9)
 		return false;
-	s->tnum = (uint8_t)x;
-	p = skip_blanks(q, end);
-	if (!(q = fast_hex(p, end, 16, &s->pc)))
+	while ((d = *++p - (unsigned)'0') <= 9)
+		if ((t = t * 10 + d) >= log->strands)
+			return false;
+	if (t >= log->strands || !blank(*p))
 		return false;
-	p = skip_blanks(q, end);
-	for (q = p; q < end && !is_space(*q); q++)
+	s->tnum = (uint8_t)t;
+	while (blank(*++p))
 		;
-	if (q == p || (op = op_lookup(p, (size_t)(q - p))) < 0)
+	if (!(p = fast_num(p, end, 16, &s->pc)) || p == end)
+		return false;
+	while (blank(*++p))
+		;
+	for (q = p; *q >= 'a' && *q <= 'z'; q++)
+		;
+	if ((q != end && !blank(*q)) || (op = fast_op(p, (size_t)(q - p))) < 0)
 		return false;
 	s->op = (uint8_t)op;
-	*op_col = p;
-	for (p = skip_blanks(q, end); p < end && *p != '#';
-	     p = skip_blanks(p, end))
-		if (!fast_field(p, end, s, cols, &p))
+	for (p = q; p != end; ) {
+		if (blank(*p)) {
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case 'p':
+			if (p[1] != 'a' || p[2] != '=')
+				return false;
+			bit = PA;
+			p = fast_num(p + 3, end, 10, &s->pa);
+			break;
+		case 'l':
+			if (p[1] != 'd' || p[2] != '=')
+				return false;
+			bit = LDV;
+			p = fast_val(p + 3, end, s->ld, &s->ld_len);
+			break;
+		case 's':
+			if (p[1] == 't' && p[2] == '=') {
+				bit = STV;
+				p = fast_val(p + 3, end, s->st, &s->st_len);
+			} else if (p[1] == 'i' && p[2] == 'z' && p[3] == 'e' &&
+				   p[4] == '=') {
+				bit = SZ;
+				p += 5;
+				if ((t = *p - (unsigned)'0') > 9)
+					return false;
+				if ((d = *++p - (unsigned)'0') <= 9)
+					t = t * 10 + d, p++;
+				if (t > 64 || (p != end && !blank(*p)))
+					return false;
+				s->size = (uint8_t)t;
+			} else {
+				return false;
+			}
+			break;
+		case 'm':
+			if (p[1] != 'a' || p[2] != 's' || p[3] != 'k' || p[4] != '=')
+				return false;
+			bit = MK;
+			p = fast_num(p + 5, end, 8, &x);
+			s->mask = (uint32_t)x;
+			break;
+		case '#':
+			goto done; /* a trailing comment */
+		default:
 			return false;
-	return true;
+		}
+		if (!p || (s->has & bit))
+			return false;
+		s->has |= (uint8_t)bit;
+	}
+done:
+	return fast_rules(s);
 }
 
 /* Parse one step line [line, end) (no newline). */
@@ -491,13 +651,10 @@ static int parse_step(struct msr_steplog *log, const char *line,
 	uint64_t x;
 	int rc, op;
 
+	if (fast_step(log, line, end, s))
+		return MSR_OK;
 	memset(s, 0, offsetof(struct msr_step, ld));
 	s->line = log->lineno;
-	if (fast_step(log, line, end, s, cols, &op_col))
-		return check_fields(&c, s, op_col, cols);
-	memset(s, 0, offsetof(struct msr_step, ld));
-	s->line = log->lineno;
-	memset(cols, 0, sizeof(cols));
 	next_token(&p, end, &tok, &tok_end); /* the caller saw a non-blank */
 	rc = parse_dec(&c, tok, tok_end, log->strands - 1u, "tnum", &x);
 	if (rc)
@@ -570,19 +727,19 @@ static int read_line(struct msr_steplog *log, const char **line,
 		const char *nl = memchr(b, '\n', avail);
 		size_t n = nl ? (size_t)(nl - b) : avail;
 
-		if (carried == 0 && nl && n <= sizeof(log->carry)) {
+		if (carried == 0 && nl && n <= STEPLOG_LINE_MAX) {
 			log->blk_pos += n + 1;
 			log->lineno++;
 			*line = b;
 			*end = b + n;
 			goto trim;
 		}
-		if (carried + n > sizeof(log->carry)) {
+		if (carried + n > STEPLOG_LINE_MAX) {
 			log->lineno++;
 			where_line(log, where, sizeof(where));
 			return msr_error_set(err, MSR_E_FORMAT, "steplog", where,
 					     "line longer than %zu bytes",
-					     sizeof(log->carry));
+					     (size_t)STEPLOG_LINE_MAX);
 		}
 		memcpy(log->carry + carried, b, n);
 		carried += n;
@@ -594,6 +751,7 @@ static int read_line(struct msr_steplog *log, const char **line,
 		return MSR_END; /* no partial last line */
 carried_line:
 	log->lineno++;
+	log->carry[carried] = '\n'; /* the sentinel of fast_step */
 	*line = log->carry;
 	*end = log->carry + carried;
 trim:
