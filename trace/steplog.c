@@ -40,7 +40,7 @@ struct msr_steplog {
 	bool eof;
 	bool header_seen;
 	struct step_queue *q;
-	char carry[STEPLOG_LINE_MAX + 1]; /* + the sentinel */
+	char carry[STEPLOG_LINE_MAX];
 };
 
 static const char *const op_names[MSR_STEP_OP_COUNT] = {
@@ -356,16 +356,17 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
 }
 
 /*
- * Fast path for the common shape of a step line: single-pass, in place,
- * table- and word-driven hex, keyword dispatch on the first bytes. It relies
- * on the byte at `end` being a sentinel that is neither a blank nor a digit
- * (the '\n' or '\r' after an in-block line, a '\n' written after a carried
- * one), so scans stop there without bounds checks. It returns false, with *s
- * partly filled, on anything unusual (0x prefixes, leading zeros past the
- * field width, duplicates, any rule violation); the caller then parses the
- * line again with the general parser, which gives the same result for a
- * valid line and the precise message for a bad one.
+ * Fast path for the common shape of a step line, parsed in place in the
+ * source block in one pass: single blanks between tokens, plain hex without
+ * 0x, no duplicate field, no comment, '\n' line end. Hex runs are validated
+ * and packed 8 digits per 64-bit word; a word is only loaded when it lies
+ * inside the block, which is also why each token needs FAST_ROOM bytes
+ * ahead. Returns NULL, with *s partly filled, on anything else (and near
+ * the end of a block); the caller then reads the line the general way,
+ * which gives the same result for a valid line and the precise message for
+ * a bad one.
  */
+#define FAST_ROOM 16
 #define ONES8 0x0101010101010101ull
 #define HIGH8 0x8080808080808080ull
 
@@ -394,7 +395,7 @@ static inline uint64_t hex_bad8(uint64_t x)
 	return ((dig | alpha) & ~x & HIGH8) ^ HIGH8;
 }
 
-/* 8 hex digits (all valid) -> 4 bytes, first digits in the lowest byte. */
+/* 8 hex digits (or NUL padding) -> 4 bytes, the first digits lowest. */
 static inline uint32_t hex_pack8(uint64_t x)
 {
 	uint64_t d = (x & ONES8 * 0x0F) + ((x >> 6) & ONES8) * 9;
@@ -404,46 +405,81 @@ static inline uint32_t hex_pack8(uint64_t x)
 	return (uint32_t)(d | (d >> 16));
 }
 
-/* End of the run of hex digits at p (stops at the sentinel at the latest). */
-static inline const unsigned char *hex_span(const unsigned char *p,
-					    const unsigned char *end)
+/* The first n (< 8) characters of x, the rest zeroed. */
+static inline uint64_t low_chars(uint64_t x, unsigned n)
 {
-	while (end - p >= 8) {
-		uint64_t bad = hex_bad8(load_le64(p));
-
-		if (bad)
-			return p + __builtin_ctzll(bad) / 8;
-		p += 8;
-	}
-	while (hex_digit1[*p])
-		p++;
-	return p;
+	return x & ((1ull << (8 * n)) - 1);
 }
 
-/* Value of the n (<= 16) hex digits at p. */
-static inline uint64_t hex_value(const unsigned char *p, size_t n)
+/*
+ * The hex number at p (at most 16 digits wanted): its value and digit
+ * count, and the end of the run. NULL when the run is too long or runs
+ * out of the block.
+ */
+static inline const unsigned char *fast_num(const unsigned char *p,
+					    const unsigned char *lim,
+					    uint64_t *out, size_t *ndig)
 {
+	const unsigned char *q = p;
 	uint64_t v = 0;
 
-	for (; n >= 8; n -= 8, p += 8)
-		v = v << 32 | __builtin_bswap32(hex_pack8(load_le64(p)));
-	for (; n; n--)
-		v = v << 4 | (uint64_t)(hex_digit1[*p++] - 1);
-	return v;
+	for (int w = 0; w < 3; w++, q += 8) {
+		uint64_t x, bad;
+		unsigned n;
+
+		if (lim - q < 8)
+			return NULL;
+		x = load_le64(q);
+		bad = hex_bad8(x);
+		if (!bad) {
+			v = v << 32 | __builtin_bswap32(hex_pack8(x));
+			continue;
+		}
+		n = (unsigned)__builtin_ctzll(bad) / 8;
+		if (n)
+			v = v << (4 * n) |
+			    __builtin_bswap32(hex_pack8(low_chars(x, n))) >> (32 - 4 * n);
+		q += n;
+		*out = v;
+		*ndig = (size_t)(q - p);
+		return q;
+	}
+	return NULL;
 }
 
-/* The n (even, <= 128) hex digits at p as n / 2 big-endian bytes. */
-static inline void hex_bytes(const unsigned char *p, size_t n, uint8_t *out)
+/* The hex byte string at p into out[64]: its length and the end of the run. */
+static inline const unsigned char *fast_bytes(const unsigned char *p,
+					      const unsigned char *lim,
+					      uint8_t *out, uint8_t *len)
 {
-	for (; n >= 8; n -= 8, p += 8, out += 4) {
-		uint32_t w = hex_pack8(load_le64(p));
+	const unsigned char *q = p;
+
+	for (unsigned w = 0;; w++, q += 8) {
+		uint64_t x, bad;
+		uint32_t b;
+		unsigned n;
+
+		if (lim - q < 8)
+			return NULL;
+		x = load_le64(q);
+		bad = hex_bad8(x);
+		n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+		if ((n & 1) || (n && w == 16)) /* odd, or over 64 bytes */
+			return NULL;
+		if (n) {
+			b = hex_pack8(n < 8 ? low_chars(x, n) : x);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		w = __builtin_bswap32(w);
+			b = __builtin_bswap32(b);
 #endif
-		memcpy(out, &w, 4);
+			memcpy(out + 4 * w, &b, 4); /* bytes past n / 2 are junk */
+		}
+		if (n < 8) {
+			if (w == 0 && n == 0)
+				return NULL;
+			*len = (uint8_t)(4 * w + n / 2);
+			return q + n;
+		}
 	}
-	for (; n; n -= 2, p += 2)
-		*out++ = (uint8_t)((hex_digit1[p[0]] - 1) << 4 | (hex_digit1[p[1]] - 1));
 }
 
 static inline bool blank(unsigned char ch)
@@ -451,76 +487,53 @@ static inline bool blank(unsigned char ch)
 	return ch == ' ' || ch == '\t';
 }
 
-/* Op keyword [p, p + n): first byte and length pick the candidate. */
-static inline int fast_op(const unsigned char *p, size_t n)
+static inline bool ends_token(unsigned char ch)
 {
-	switch (n) {
-	case 2:
-		if (p[1] == 'd' && p[0] == 'l')
-			return MSR_STEP_LD;
-		if (p[1] == 't' && p[0] == 's')
-			return MSR_STEP_ST;
-		return -1;
-	case 3:
-		if (!memcmp(p, "nop", 3))
-			return MSR_STEP_NOP;
-		if (!memcmp(p, "cas", 3))
-			return MSR_STEP_CAS;
-		if (p[0] == 'l' && p[1] == 'd')
-			return p[2] == 'd' ? MSR_STEP_LDD : p[2] == 'q' ? MSR_STEP_LDQ : -1;
-		return -1;
-	case 4:
-		if (!memcmp(p, "stbi", 4))
-			return MSR_STEP_STBI;
-		if (!memcmp(p, "swap", 4))
-			return MSR_STEP_SWAP;
-		return -1;
-	case 5:
-		if (!memcmp(p, "ldblk", 5))
-			return MSR_STEP_LDBLK;
-		if (!memcmp(p, "stblk", 5))
-			return MSR_STEP_STBLK;
-		return -1;
-	case 6:
-		if (!memcmp(p, "ldstub", 6))
-			return MSR_STEP_LDSTUB;
-		if (!memcmp(p, "membar", 6))
-			return MSR_STEP_MEMBAR;
-		return -1;
-	case 8:
-		return memcmp(p, "prefetch", 8) ? -1 : MSR_STEP_PREFETCH;
+	return ch == ' ' || ch == '\t' || ch == '\n';
+}
+
+/* The op keyword at p (FAST_ROOM bytes readable): the op, *n its length. */
+static inline int fast_op(const unsigned char *p, unsigned *n)
+{
+#define OP(name, op)                                              \
+	do {                                                      \
+		if (!memcmp(p, name, sizeof(name) - 1) &&         \
+		    ends_token(p[sizeof(name) - 1])) {            \
+			*n = sizeof(name) - 1;                    \
+			return op;                                \
+		}                                                 \
+	} while (0)
+	switch (p[0]) {
+	case 'l':
+		OP("ld", MSR_STEP_LD);
+		OP("ldd", MSR_STEP_LDD);
+		OP("ldq", MSR_STEP_LDQ);
+		OP("ldblk", MSR_STEP_LDBLK);
+		OP("ldstub", MSR_STEP_LDSTUB);
+		break;
+	case 's':
+		OP("st", MSR_STEP_ST);
+		OP("stblk", MSR_STEP_STBLK);
+		OP("stbi", MSR_STEP_STBI);
+		OP("swap", MSR_STEP_SWAP);
+		break;
+	case 'n':
+		OP("nop", MSR_STEP_NOP);
+		break;
+	case 'c':
+		OP("cas", MSR_STEP_CAS);
+		break;
+	case 'm':
+		OP("membar", MSR_STEP_MEMBAR);
+		break;
+	case 'p':
+		OP("prefetch", MSR_STEP_PREFETCH);
+		break;
 	default:
-		return -1;
+		break;
 	}
-}
-
-/* A hex field value at p of 1..maxdig digits ending the token. */
-static inline const unsigned char *fast_num(const unsigned char *p,
-					    const unsigned char *end,
-					    size_t maxdig, uint64_t *out)
-{
-	const unsigned char *q = hex_span(p, end);
-	size_t n = (size_t)(q - p);
-
-	if (n - 1 >= maxdig || (q != end && !blank(*q)))
-		return NULL;
-	*out = hex_value(p, n);
-	return q;
-}
-
-/* A byte-string field value at p ending the token. */
-static inline const unsigned char *fast_val(const unsigned char *p,
-					    const unsigned char *end,
-					    uint8_t *out, uint8_t *len)
-{
-	const unsigned char *q = hex_span(p, end);
-	size_t n = (size_t)(q - p);
-
-	if (n - 1 >= 128 || (n & 1) || (q != end && !blank(*q)))
-		return NULL;
-	hex_bytes(p, n, out);
-	*len = (uint8_t)(n / 2);
-	return q;
+#undef OP
+	return -1;
 }
 
 /* The rules of check_fields, as one predicate; fixes up the size. */
@@ -552,93 +565,90 @@ static inline bool fast_rules(struct msr_step *s)
 	return true;
 }
 
-static bool fast_step(const struct msr_steplog *log, const char *line,
-		      const char *end_, struct msr_step *s)
+/* The step line at p in the block ending at lim: the byte after its '\n'. */
+static const unsigned char *fast_line(const struct msr_steplog *log,
+				      const unsigned char *p,
+				      const unsigned char *lim,
+				      struct msr_step *s)
 {
-	const unsigned char *p = (const unsigned char *)line, *q;
-	const unsigned char *end = (const unsigned char *)end_;
-	unsigned t, d, bit;
-	uint64_t x;
+	const unsigned char *q;
+	unsigned t, d, bit, n;
+	size_t nd;
+	uint64_t x = 0;
 	int op;
 
+	if (lim - p < FAST_ROOM || (t = p[0] - (unsigned)'0') > 9)
+		return NULL;
 	memset(s, 0, offsetof(struct msr_step, ld));
-	s->line = log->lineno;
-	while (blank(*p))
-		p++;
-	if ((t = *p - (unsigned)'0') > 9)
-		return false;
-	while ((d = *++p - (unsigned)'0') <= 9)
-		if ((t = t * 10 + d) >= log->strands)
-			return false;
+	s->line = log->lineno + 1;
+	if ((d = *++p - (unsigned)'0') <= 9) {
+		t = t * 10 + d;
+		if ((d = *++p - (unsigned)'0') <= 9)
+			t = t * 10 + d, p++;
+	}
 	if (t >= log->strands || !blank(*p))
-		return false;
+		return NULL;
 	s->tnum = (uint8_t)t;
-	while (blank(*++p))
-		;
-	if (!(p = fast_num(p, end, 16, &s->pc)) || p == end)
-		return false;
-	while (blank(*++p))
-		;
-	for (q = p; *q >= 'a' && *q <= 'z'; q++)
-		;
-	if ((q != end && !blank(*q)) || (op = fast_op(p, (size_t)(q - p))) < 0)
-		return false;
+	q = fast_num(p + 1, lim, &s->pc, &nd);
+	if (!q || nd - 1 >= 16 || !blank(*q))
+		return NULL;
+	p = q + 1;
+	if (lim - p < FAST_ROOM || (op = fast_op(p, &n)) < 0)
+		return NULL;
 	s->op = (uint8_t)op;
-	for (p = q; p != end; ) {
-		if (blank(*p)) {
-			p++;
-			continue;
-		}
-		switch (*p) {
+	q = p + n;
+	while (*q != '\n') {
+		p = q + 1;
+		if (lim - p < FAST_ROOM)
+			return NULL;
+		switch (p[0]) {
 		case 'p':
 			if (p[1] != 'a' || p[2] != '=')
-				return false;
+				return NULL;
 			bit = PA;
-			p = fast_num(p + 3, end, 10, &s->pa);
+			q = fast_num(p + 3, lim, &s->pa, &nd);
+			if (q && nd - 1 >= 10)
+				return NULL;
 			break;
 		case 'l':
 			if (p[1] != 'd' || p[2] != '=')
-				return false;
+				return NULL;
 			bit = LDV;
-			p = fast_val(p + 3, end, s->ld, &s->ld_len);
+			q = fast_bytes(p + 3, lim, s->ld, &s->ld_len);
 			break;
 		case 's':
 			if (p[1] == 't' && p[2] == '=') {
 				bit = STV;
-				p = fast_val(p + 3, end, s->st, &s->st_len);
-			} else if (p[1] == 'i' && p[2] == 'z' && p[3] == 'e' &&
-				   p[4] == '=') {
-				bit = SZ;
-				p += 5;
-				if ((t = *p - (unsigned)'0') > 9)
-					return false;
-				if ((d = *++p - (unsigned)'0') <= 9)
-					t = t * 10 + d, p++;
-				if (t > 64 || (p != end && !blank(*p)))
-					return false;
-				s->size = (uint8_t)t;
-			} else {
-				return false;
+				q = fast_bytes(p + 3, lim, s->st, &s->st_len);
+				break;
 			}
+			if (memcmp(p, "size=", 5) || (t = p[5] - (unsigned)'0') > 9)
+				return NULL;
+			bit = SZ;
+			q = p + 6;
+			if ((d = *q - (unsigned)'0') <= 9)
+				t = t * 10 + d, q++;
+			if (t > 64)
+				return NULL;
+			s->size = (uint8_t)t;
 			break;
 		case 'm':
-			if (p[1] != 'a' || p[2] != 's' || p[3] != 'k' || p[4] != '=')
-				return false;
+			if (memcmp(p, "mask=", 5))
+				return NULL;
 			bit = MK;
-			p = fast_num(p + 5, end, 8, &x);
+			q = fast_num(p + 5, lim, &x, &nd);
+			if (q && nd - 1 >= 8)
+				return NULL;
 			s->mask = (uint32_t)x;
 			break;
-		case '#':
-			goto done; /* a trailing comment */
 		default:
-			return false;
+			return NULL;
 		}
-		if (!p || (s->has & bit))
-			return false;
+		if (!q || !ends_token(*q) || (s->has & bit))
+			return NULL;
 		s->has |= (uint8_t)bit;
 	}
-done:
-	return fast_rules(s);
+	return fast_rules(s) ? q + 1 : NULL;
 }
 
 /* Parse one step line [line, end) (no newline). */
@@ -651,8 +661,6 @@ static int parse_step(struct msr_steplog *log, const char *line,
 	uint64_t x;
 	int rc, op;
 
-	if (fast_step(log, line, end, s))
-		return MSR_OK;
 	memset(s, 0, offsetof(struct msr_step, ld));
 	s->line = log->lineno;
 	next_token(&p, end, &tok, &tok_end); /* the caller saw a non-blank */
@@ -727,19 +735,19 @@ static int read_line(struct msr_steplog *log, const char **line,
 		const char *nl = memchr(b, '\n', avail);
 		size_t n = nl ? (size_t)(nl - b) : avail;
 
-		if (carried == 0 && nl && n <= STEPLOG_LINE_MAX) {
+		if (carried == 0 && nl && n <= sizeof(log->carry)) {
 			log->blk_pos += n + 1;
 			log->lineno++;
 			*line = b;
 			*end = b + n;
 			goto trim;
 		}
-		if (carried + n > STEPLOG_LINE_MAX) {
+		if (carried + n > sizeof(log->carry)) {
 			log->lineno++;
 			where_line(log, where, sizeof(where));
 			return msr_error_set(err, MSR_E_FORMAT, "steplog", where,
 					     "line longer than %zu bytes",
-					     (size_t)STEPLOG_LINE_MAX);
+					     sizeof(log->carry));
 		}
 		memcpy(log->carry + carried, b, n);
 		carried += n;
@@ -751,7 +759,6 @@ static int read_line(struct msr_steplog *log, const char **line,
 		return MSR_END; /* no partial last line */
 carried_line:
 	log->lineno++;
-	log->carry[carried] = '\n'; /* the sentinel of fast_step */
 	*line = log->carry;
 	*end = log->carry + carried;
 trim:
@@ -791,6 +798,17 @@ static int read_step(struct msr_steplog *log, struct msr_step *s,
 	const char *line = NULL, *end = NULL, *p;
 	int rc;
 
+	if (log->header_seen && log->blk_pos < log->blk_len) {
+		const unsigned char *b = log->blk + log->blk_pos;
+		const unsigned char *next = fast_line(log, b, log->blk + log->blk_len, s);
+
+		if (next) {
+			log->blk_pos += (size_t)(next - b);
+			log->lineno++;
+			log->steps++;
+			return MSR_OK;
+		}
+	}
 	for (;;) {
 		rc = read_line(log, &line, &end, err);
 		if (rc == MSR_END && !log->header_seen) {
