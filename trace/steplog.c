@@ -359,14 +359,17 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
  * Fast path for the common shape of a step line, parsed in place in the
  * source block in one pass: single blanks between tokens, plain hex without
  * 0x, no duplicate field, no comment, '\n' line end. Hex runs are validated
- * and packed 8 digits per 64-bit word; a word is only loaded when it lies
- * inside the block, which is also why each token needs FAST_ROOM bytes
- * ahead. Returns NULL, with *s partly filled, on anything else (and near
- * the end of a block); the caller then reads the line the general way,
- * which gives the same result for a valid line and the precise message for
- * a bad one.
+ * and packed 8 digits per 64-bit word. Reads never leave the block: a line
+ * starting FAST_WINDOW bytes or more before its end cannot make the parser
+ * read past it (at most six fields of at most 140 bytes are looked at), so
+ * that copy runs without bounds checks; closer to the end every word and
+ * token is checked. Returns NULL, with *s partly filled, on anything else;
+ * the caller then reads the line the general way, which gives the same
+ * result for a valid line and the precise message for a bad one.
  */
-#define FAST_ROOM 16
+#define FAST_WINDOW 1024
+#define FAST_ROOM 16 /* bytes readable at a token start (checked copy) */
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
 #define ONES8 0x0101010101010101ull
 #define HIGH8 0x8080808080808080ull
 
@@ -412,74 +415,91 @@ static inline uint64_t low_chars(uint64_t x, unsigned n)
 }
 
 /*
- * The hex number at p (at most 16 digits wanted): its value and digit
- * count, and the end of the run. NULL when the run is too long or runs
- * out of the block.
+ * The hex number at p, at most 16 digits: its value, its digit count and
+ * the end of the run; NULL for a longer run (or one leaving the block).
  */
-static inline const unsigned char *fast_num(const unsigned char *p,
-					    const unsigned char *lim,
-					    uint64_t *out, size_t *ndig)
+static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
+						  const unsigned char *lim,
+						  bool checked, uint64_t *out,
+						  size_t *ndig)
 {
-	const unsigned char *q = p;
-	uint64_t v = 0;
+	uint64_t x, bad, v;
+	unsigned n;
 
-	for (int w = 0; w < 3; w++, q += 8) {
-		uint64_t x, bad;
-		unsigned n;
-
-		if (lim - q < 8)
-			return NULL;
-		x = load_le64(q);
-		bad = hex_bad8(x);
-		if (!bad) {
-			v = v << 32 | __builtin_bswap32(hex_pack8(x));
-			continue;
-		}
+	if (checked && lim - p < 9)
+		return NULL;
+	x = load_le64(p);
+	bad = hex_bad8(x);
+	if (bad) {
 		n = (unsigned)__builtin_ctzll(bad) / 8;
-		if (n)
-			v = v << (4 * n) |
-			    __builtin_bswap32(hex_pack8(low_chars(x, n))) >> (32 - 4 * n);
-		q += n;
-		*out = v;
-		*ndig = (size_t)(q - p);
-		return q;
+		*out = n ? __builtin_bswap32(hex_pack8(low_chars(x, n))) >> (32 - 4 * n) : 0;
+		*ndig = n;
+		return p + n;
 	}
-	return NULL;
+	v = __builtin_bswap32(hex_pack8(x));
+	if (!hex_digit1[p[8]]) {
+		*out = v;
+		*ndig = 8;
+		return p + 8;
+	}
+	if (checked && lim - p < 17)
+		return NULL;
+	x = load_le64(p + 8);
+	bad = hex_bad8(x);
+	if (bad) {
+		n = (unsigned)__builtin_ctzll(bad) / 8; /* >= 1: p[8] is a digit */
+		*out = v << (4 * n) |
+		       __builtin_bswap32(hex_pack8(low_chars(x, n))) >> (32 - 4 * n);
+		*ndig = 8 + n;
+		return p + 8 + n;
+	}
+	if (hex_digit1[p[16]])
+		return NULL;
+	*out = v << 32 | __builtin_bswap32(hex_pack8(x));
+	*ndig = 16;
+	return p + 16;
+}
+
+static inline void put4(uint8_t *out, uint32_t b)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	b = __builtin_bswap32(b);
+#endif
+	memcpy(out, &b, 4);
 }
 
 /* The hex byte string at p into out[64]: its length and the end of the run. */
-static inline const unsigned char *fast_bytes(const unsigned char *p,
-					      const unsigned char *lim,
-					      uint8_t *out, uint8_t *len)
+static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
+						    const unsigned char *lim,
+						    bool checked, uint8_t *out,
+						    uint8_t *len)
 {
 	const unsigned char *q = p;
 
-	for (unsigned w = 0;; w++, q += 8) {
+	for (unsigned w = 0; w < 16; w++, q += 8) {
 		uint64_t x, bad;
-		uint32_t b;
 		unsigned n;
 
-		if (lim - q < 8)
+		if (checked && lim - q < 9)
 			return NULL;
 		x = load_le64(q);
 		bad = hex_bad8(x);
-		n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
-		if ((n & 1) || (n && w == 16)) /* odd, or over 64 bytes */
-			return NULL;
-		if (n) {
-			b = hex_pack8(n < 8 ? low_chars(x, n) : x);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-			b = __builtin_bswap32(b);
-#endif
-			memcpy(out + 4 * w, &b, 4); /* bytes past n / 2 are junk */
-		}
-		if (n < 8) {
-			if (w == 0 && n == 0)
+		if (bad) {
+			/* n == 0 only for w == 0: q[0] was checked a digit */
+			n = (unsigned)__builtin_ctzll(bad) / 8;
+			if (n == 0 || (n & 1))
 				return NULL;
+			put4(out + 4 * w, hex_pack8(low_chars(x, n))); /* junk past n / 2 */
 			*len = (uint8_t)(4 * w + n / 2);
 			return q + n;
 		}
+		put4(out + 4 * w, hex_pack8(x));
+		if (!hex_digit1[q[8]]) {
+			*len = (uint8_t)(4 * w + 4);
+			return q + 8;
+		}
 	}
+	return NULL; /* over 128 digits */
 }
 
 static inline bool blank(unsigned char ch)
@@ -566,10 +586,9 @@ static inline bool fast_rules(struct msr_step *s)
 }
 
 /* The step line at p in the block ending at lim: the byte after its '\n'. */
-static const unsigned char *fast_line(const struct msr_steplog *log,
-				      const unsigned char *p,
-				      const unsigned char *lim,
-				      struct msr_step *s)
+static ALWAYS_INLINE const unsigned char *
+fast_line_in(const struct msr_steplog *log, const unsigned char *p,
+	     const unsigned char *lim, bool checked, struct msr_step *s)
 {
 	const unsigned char *q;
 	unsigned t, d, bit, n;
@@ -577,7 +596,7 @@ static const unsigned char *fast_line(const struct msr_steplog *log,
 	uint64_t x = 0;
 	int op;
 
-	if (lim - p < FAST_ROOM || (t = p[0] - (unsigned)'0') > 9)
+	if ((checked && lim - p < FAST_ROOM) || (t = p[0] - (unsigned)'0') > 9)
 		return NULL;
 	memset(s, 0, offsetof(struct msr_step, ld));
 	s->line = log->lineno + 1;
@@ -589,24 +608,24 @@ static const unsigned char *fast_line(const struct msr_steplog *log,
 	if (t >= log->strands || !blank(*p))
 		return NULL;
 	s->tnum = (uint8_t)t;
-	q = fast_num(p + 1, lim, &s->pc, &nd);
+	q = fast_num(p + 1, lim, checked, &s->pc, &nd);
 	if (!q || nd - 1 >= 16 || !blank(*q))
 		return NULL;
 	p = q + 1;
-	if (lim - p < FAST_ROOM || (op = fast_op(p, &n)) < 0)
+	if ((checked && lim - p < FAST_ROOM) || (op = fast_op(p, &n)) < 0)
 		return NULL;
 	s->op = (uint8_t)op;
 	q = p + n;
 	while (*q != '\n') {
 		p = q + 1;
-		if (lim - p < FAST_ROOM)
+		if (checked && lim - p < FAST_ROOM)
 			return NULL;
 		switch (p[0]) {
 		case 'p':
 			if (p[1] != 'a' || p[2] != '=')
 				return NULL;
 			bit = PA;
-			q = fast_num(p + 3, lim, &s->pa, &nd);
+			q = fast_num(p + 3, lim, checked, &s->pa, &nd);
 			if (q && nd - 1 >= 10)
 				return NULL;
 			break;
@@ -614,12 +633,12 @@ static const unsigned char *fast_line(const struct msr_steplog *log,
 			if (p[1] != 'd' || p[2] != '=')
 				return NULL;
 			bit = LDV;
-			q = fast_bytes(p + 3, lim, s->ld, &s->ld_len);
+			q = fast_bytes(p + 3, lim, checked, s->ld, &s->ld_len);
 			break;
 		case 's':
 			if (p[1] == 't' && p[2] == '=') {
 				bit = STV;
-				q = fast_bytes(p + 3, lim, s->st, &s->st_len);
+				q = fast_bytes(p + 3, lim, checked, s->st, &s->st_len);
 				break;
 			}
 			if (memcmp(p, "size=", 5) || (t = p[5] - (unsigned)'0') > 9)
@@ -636,7 +655,7 @@ static const unsigned char *fast_line(const struct msr_steplog *log,
 			if (memcmp(p, "mask=", 5))
 				return NULL;
 			bit = MK;
-			q = fast_num(p + 5, lim, &x, &nd);
+			q = fast_num(p + 5, lim, checked, &x, &nd);
 			if (q && nd - 1 >= 8)
 				return NULL;
 			s->mask = (uint32_t)x;
@@ -649,6 +668,16 @@ static const unsigned char *fast_line(const struct msr_steplog *log,
 		s->has |= (uint8_t)bit;
 	}
 	return fast_rules(s) ? q + 1 : NULL;
+}
+
+static const unsigned char *fast_line(const struct msr_steplog *log,
+				      const unsigned char *p,
+				      const unsigned char *lim,
+				      struct msr_step *s)
+{
+	if (lim - p >= FAST_WINDOW)
+		return fast_line_in(log, p, lim, false, s);
+	return fast_line_in(log, p, lim, true, s);
 }
 
 /* Parse one step line [line, end) (no newline). */
