@@ -491,8 +491,165 @@ static int decode_carry(struct msr_trace_reader *r, struct msr_event *ev,
 	return MSR_OK;
 }
 
+static int decode_next_any(struct msr_trace_reader *r, struct msr_event *ev,
+			   struct msr_error *err);
+
+/* Any message, at a block end or not; marks the reader failed on an error.
+ * Out of line, so the fast path below needs no stack frame. */
+__attribute__((noinline)) static int decode_next(struct msr_trace_reader *r, struct msr_event *ev,
+		       struct msr_error *err)
+{
+	int rc = decode_next_any(r, ev, err);
+
+	if (rc < 0)
+		r->failed = true;
+	return rc;
+}
+
+static inline uint64_t load_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline uint32_t load_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+/* 40-bit big-endian field at p, read as one word (p[0..7] readable). */
+static inline uint64_t load_be40(const uint8_t *p)
+{
+	return load_be64(p) >> 24;
+}
+
+/* Longest message of the fast path, reads included (ST_ISSUE). */
+#define FAST_MSG_MAX 21
+
+/*
+ * The hot path: a store or load message lying wholly in the block, decoded
+ * with word loads and no call, so it needs no stack frame. Every other
+ * message, and any field out of range, goes to decode_next, which decodes
+ * it again and reports the precise error.
+ */
 int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			struct msr_error *err)
+{
+	const uint8_t *p;
+	unsigned c, len;
+
+	if (r->len - r->pos < FAST_MSG_MAX)
+		return decode_next(r, ev, err);
+	p = r->buf + r->pos;
+	c = p[0];
+	switch (c) {
+	case MSR_ST_ISSUE:
+		if (p[1] >= r->opts.strands || p[16] >= MSR_IT_COUNT)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->pa = load_be40(p + 2);
+		ev->data = load_be64(p + 7);
+		ev->bmask = p[15];
+		ev->itype = p[16];
+		ev->ts = load_be32(p + 17);
+		len = 21;
+		break;
+	case MSR_ST_COMMIT:
+		if (p[1] >= r->opts.strands)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->pa = load_be40(p + 2);
+		ev->bmask = p[7];
+		ev->invvec = load_be32(p + 8);
+		ev->l2hit = p[12];
+		ev->ts = load_be32(p + 13);
+		len = 17;
+		break;
+	case MSR_ST_INV:
+		if (p[2] >= r->opts.strands || p[1] >= r->opts.cores)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->cid = p[1];
+		ev->tnum = p[2];
+		ev->pa = load_be40(p + 3);
+		ev->ts = load_be32(p + 8);
+		len = 12;
+		break;
+	case MSR_ST_UPDATE:
+	case MSR_LD_FILL:
+		if (p[1] >= r->opts.strands)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->pa = load_be40(p + 2);
+		ev->ts = load_be32(p + 7);
+		len = 11;
+		break;
+	case MSR_ST_ACK:
+		if (p[1] >= r->opts.strands)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->rmo = p[2];
+		ev->ts = load_be32(p + 3);
+		len = 7;
+		break;
+	case MSR_LD_ISSUE:
+		if (p[1] >= r->opts.strands || p[8] >= MSR_IT_COUNT)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->pa = load_be40(p + 2);
+		ev->size = p[7];
+		ev->itype = p[8];
+		ev->ts = load_be32(p + 9);
+		len = 13;
+		break;
+	case MSR_LD_DATA:
+		if (p[1] >= r->opts.strands || p[7] < MSR_DSRC_STB || p[7] > MSR_DSRC_L2)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		ev->pa = load_be40(p + 2);
+		ev->dsrc = p[7];
+		ev->ts = load_be32(p + 8);
+		len = 12;
+		break;
+	case MSR_SSTEP:
+	case MSR_LD_POP:
+	case MSR_ST_POP:
+		if (p[1] >= r->opts.strands)
+			return decode_next(r, ev, err);
+		clear(ev);
+		ev->tnum = p[1];
+		len = 2;
+		break;
+	default:
+		return decode_next(r, ev, err);
+	}
+	ev->code = (uint16_t)c;
+	ev->offset = r->off;
+	ev->index = r->index++;
+	r->pos += len;
+	r->off += len;
+	return MSR_OK;
+}
+
+static int decode_next_any(struct msr_trace_reader *r, struct msr_event *ev,
+			   struct msr_error *err)
 {
 	size_t need = 0;
 	int rc;

@@ -82,6 +82,8 @@ static inline bool msr_rd_type(unsigned c, bool *extra)
 	}
 }
 
+/* The binary decoder also sets r->failed on an error (msr_trace_reader_next
+ * hands it straight on). */
 int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			struct msr_error *err);
 int msr_decode_hex_next(struct msr_trace_reader *r, struct msr_event *ev,

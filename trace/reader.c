@@ -135,8 +135,10 @@ int msr_reader_open_mem_blocks(const void *buf, size_t len, const char *name,
 	return reader_open(name, len ? buf : "", len, block_max, opts, out, err);
 }
 
-int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,
-			  struct msr_error *err)
+/* Text, hex, and any use after an error. */
+__attribute__((noinline)) static int reader_next_other(struct msr_trace_reader *r,
+						       struct msr_event *ev,
+						       struct msr_error *err)
 {
 	int rc;
 
@@ -157,6 +159,15 @@ int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,
 	if (rc < 0)
 		r->failed = true;
 	return rc;
+}
+
+int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,
+			  struct msr_error *err)
+{
+	/* binary, the hot case: a tail call (it marks r->failed itself) */
+	if (r->format == MSR_FMT_BINARY && !r->failed)
+		return msr_decode_bin_next(r, ev, err);
+	return reader_next_other(r, ev, err);
 }
 
 enum msr_trace_format msr_trace_reader_format(const struct msr_trace_reader *r)
