@@ -513,7 +513,7 @@ static inline bool ends_token(unsigned char ch)
 }
 
 /* The op keyword at p (FAST_ROOM bytes readable): the op, *n its length. */
-static inline int fast_op(const unsigned char *p, unsigned *n)
+static ALWAYS_INLINE int fast_op(const unsigned char *p, unsigned *n)
 {
 #define OP(name, op)                                              \
 	do {                                                      \
@@ -670,14 +670,23 @@ fast_line_in(const struct msr_steplog *log, const unsigned char *p,
 	return fast_rules(s) ? q + 1 : NULL;
 }
 
-static const unsigned char *fast_line(const struct msr_steplog *log,
-				      const unsigned char *p,
-				      const unsigned char *lim,
-				      struct msr_step *s)
+/* The next line as a step the fast way, if it can: false = not taken. */
+static ALWAYS_INLINE bool fast_step(struct msr_steplog *log, struct msr_step *s)
 {
-	if (lim - p >= FAST_WINDOW)
-		return fast_line_in(log, p, lim, false, s);
-	return fast_line_in(log, p, lim, true, s);
+	const unsigned char *p, *lim, *next;
+
+	if (!log->header_seen || log->blk_pos == log->blk_len)
+		return false; /* (and blk may still be NULL) */
+	p = log->blk + log->blk_pos;
+	lim = log->blk + log->blk_len;
+	next = lim - p >= FAST_WINDOW ? fast_line_in(log, p, lim, false, s)
+				       : fast_line_in(log, p, lim, true, s);
+	if (!next)
+		return false;
+	log->blk_pos += (size_t)(next - p);
+	log->lineno++;
+	log->steps++;
+	return true;
 }
 
 /* Parse one step line [line, end) (no newline). */
@@ -820,24 +829,16 @@ static int check_header(struct msr_steplog *log, const char *line,
 	return MSR_OK;
 }
 
-/* Next step line of any strand into *s; MSR_END at the end of the log. */
+/*
+ * Next step line of any strand into *s, the general way (after fast_step
+ * declined it, or for counting the rest of the log); MSR_END at the end.
+ */
 static int read_step(struct msr_steplog *log, struct msr_step *s,
 		     struct msr_error *err)
 {
 	const char *line = NULL, *end = NULL, *p;
 	int rc;
 
-	if (log->header_seen && log->blk_pos < log->blk_len) {
-		const unsigned char *b = log->blk + log->blk_pos;
-		const unsigned char *next = fast_line(log, b, log->blk + log->blk_len, s);
-
-		if (next) {
-			log->blk_pos += (size_t)(next - b);
-			log->lineno++;
-			log->steps++;
-			return MSR_OK;
-		}
-	}
 	for (;;) {
 		rc = read_line(log, &line, &end, err);
 		if (rc == MSR_END && !log->header_seen) {
@@ -968,9 +969,11 @@ int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
 		return MSR_OK;
 	}
 	for (;;) {
-		rc = read_step(log, step, err);
-		if (rc)
-			return rc;
+		if (!fast_step(log, step)) {
+			rc = read_step(log, step, err);
+			if (rc)
+				return rc;
+		}
 		if (step->tnum == tnum)
 			return MSR_OK;
 		rc = queue_push(log, step, err);
