@@ -107,7 +107,8 @@ struct tso_byte {
 
 struct tso_load {
 	const struct msr_op *op;
-	struct msr_proof_op self;
+	struct msr_proof_op self; /* valid when self_ok (built on demand) */
+	bool self_ok;
 	unsigned nb;
 	struct tso_byte b[64];
 	bool reported;
@@ -144,11 +145,27 @@ void *tso_map_slot(const struct tso_map *m, size_t i);
 void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create);
 void tso_map_del(struct tso_map *m, void *e);
 
-/* tso.c */
-const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
+/* The commit with number `co` while it is in the ring, else NULL. */
+static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,
+						  uint64_t co)
+{
+	const struct tso_crec *c = &t->ring[co & (t->ring_cap - 1)];
+
+	return co && c->co == co ? c : NULL;
+}
 
 /* tso_proof.c: proof operations of loads (their value) and of commits */
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+
+/* The load's own proof op, built on first use (most loads never need it). */
+static inline const struct msr_proof_op *tso_load_self(struct tso_load *l)
+{
+	if (!l->self_ok) {
+		tso_proof_load(l->op, &l->self);
+		l->self_ok = true;
+	}
+	return &l->self;
+}
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out);
 void tso_proof_dma(uint64_t pa, uint8_t val, struct msr_proof_op *out);

@@ -34,16 +34,6 @@
 /* Rings                                                                     */
 /* ------------------------------------------------------------------------ */
 
-const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
-{
-	const struct tso_crec *c;
-
-	if (!co)
-		return NULL;
-	c = &t->ring[co & (t->ring_cap - 1)];
-	return c->co == co ? c : NULL;
-}
-
 static struct tso_crec *crec_mut(struct msr_tso *t, uint64_t co)
 {
 	return (struct tso_crec *)tso_crec_get(t, co);
@@ -102,12 +92,10 @@ static struct tso_srec *srec_put(struct msr_tso *t, struct tso_strand *s,
 	return r;
 }
 
-static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
+static struct tso_strand *strand_new(struct msr_tso *t, unsigned idx)
 {
 	struct tso_strand *s = &t->s[idx];
 
-	if (s->st)
-		return s;
 	s->st = calloc(ST_RING_INIT, sizeof(*s->st));
 	s->st_cap = ST_RING_INIT;
 	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
@@ -117,6 +105,11 @@ static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
 		return NULL;
 	}
 	return s;
+}
+
+static inline struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
+{
+	return t->s[idx].st ? &t->s[idx] : strand_new(t, idx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -174,7 +167,9 @@ void msr_tso_destroy(struct msr_tso *t)
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_block *b;
-	unsigned i;
+	struct tso_crec *prev = NULL;
+	uint64_t pco = 0;
+	unsigned i, m;
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
@@ -183,15 +178,19 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 		t->nomem = true;
 		return;
 	}
-	for (i = 0; i < 8; i++) {
-		struct tso_crec *prev;
-
-		if (!(c->mask & (0x80u >> i)))
-			continue;
+	/* the bytes' previous commits are usually one commit: look it up
+	 * once, not per byte */
+	for (m = c->mask; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
 		if (!b->latest[i]) {
 			b->first[i] = c->co;
-		} else if ((prev = crec_mut(t, b->latest[i]))) {
-			prev->next[i] = c->co;
+		} else {
+			if (b->latest[i] != pco) {
+				pco = b->latest[i];
+				prev = crec_mut(t, pco);
+			}
+			if (prev)
+				prev->next[i] = c->co;
 		}
 		b->latest[i] = c->co;
 	}
@@ -405,12 +404,23 @@ static uint64_t next_after(const struct msr_tso *t,
 	return c && c > d ? c : b->latest[i];
 }
 
+/* The proof op of own store entry `sseq` (zero when it did not execute). */
+static void own_proof(struct tso_strand *s, uint64_t sseq,
+		      struct msr_proof_op *out)
+{
+	const struct tso_srec *y = srec_get(s, sseq);
+
+	memset(out, 0, sizeof(*out));
+	if (y && y->have_op)
+		*out = y->info;
+}
+
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
  * order: the load sits after that place and before the next commit. */
-static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
-			struct tso_load *l, const struct msr_rf *rf,
-			uint64_t yco, bool own, const struct tso_srec *y,
-			struct tso_byte *out)
+static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
+			const struct tso_block *bk, struct tso_load *l,
+			const struct msr_rf *rf, uint64_t yco, bool own,
+			uint64_t ysseq, struct tso_byte *out)
 {
 	struct msr_proof_op yp;
 
@@ -420,9 +430,7 @@ static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
 	out->lo = out->src = rf->co;
 	out->hi = next_after(t, bk, rf->co, out->pa);
 	if (own && (!yco || rf->co < yco)) {
-		memset(&yp, 0, sizeof(yp));
-		if (y && y->have_op)
-			yp = y->info;
+		own_proof(s, ysseq, &yp);
 		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
@@ -430,7 +438,9 @@ static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
 }
 
 /* Resolve one source byte of a load against the strand's own stores;
- * false (and a violation) when the source alone breaks an axiom. */
+ * false (and a violation) when the source alone breaks an axiom. The
+ * general case (bypasses, DMA writes, unaligned blocks): src_resolve
+ * handles the usual commits and initial values a source at a time. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
 			 const struct tso_own *own, const struct tso_block *bk,
@@ -441,7 +451,6 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	bool yrmo = own && (own->rmo & (0x80u >> i));
 	bool mine = rf->strand == l->op->strand;
 	uint64_t c = rf->kind == MSR_RF_COMMIT ? rf->co : 0;
-	struct tso_srec *y = srec_get(s, ysseq);
 	struct msr_proof_op yp;
 
 	out->pa = pa;
@@ -474,8 +483,8 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (rf->kind == MSR_RF_DMA)
-		return dma_resolve(t, bk, l, rf, ysseq && !yrmo ? yco : 0,
-				   ysseq && !yrmo, y, out);
+		return dma_resolve(t, s, bk, l, rf, ysseq && !yrmo ? yco : 0,
+				   ysseq && !yrmo, ysseq, out);
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
 	if (rf->kind == MSR_RF_COMMIT && mine &&
@@ -495,14 +504,83 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (ysseq && !yrmo && (!yco || c < yco)) {
-		memset(&yp, 0, sizeof(yp));
-		if (y && y->have_op)
-			yp = y->info;
+		own_proof(s, ysseq, &yp);
 		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
 	out->lo = c;
 	return true;
+}
+
+static const uint64_t no_next[8];
+
+/*
+ * The bytes `m` of block `blk` that source `rf` (a commit or the initial
+ * value) supplied: byte_resolve's rules with the per-source facts worked
+ * out once and the per-byte part reduced to the next-store link and the
+ * own-store check.
+ */
+static void src_resolve(struct msr_tso *t, struct tso_strand *s,
+			struct tso_load *l, const struct msr_op_block *blk,
+			const struct msr_rf *rf, unsigned m,
+			const struct tso_own *own, const struct tso_block *bk)
+{
+	bool commit = rf->kind == MSR_RF_COMMIT;
+	bool mine = commit && rf->strand == l->op->strand;
+	uint64_t c = commit ? rf->co : 0;
+	const uint64_t *nx = NULL; /* next store per byte, else the newest */
+	unsigned i;
+
+	if (commit && c > t->n)
+		return; /* never committed (end of input) */
+	if (mine && l->op->kind == MSR_OP_ATOMIC &&
+	    rf->sseq == l->op->blk[0].sseq) {
+		own = NULL; /* its own write: an atomicity break */
+	} else if (mine && rf->sseq > s->last_st_sseq) {
+		if (l->nb < 64)
+			tso_report_own_later(t, l, c,
+					     blk->pa8 + (unsigned)__builtin_clz(m) - 24u);
+		return;
+	}
+	if (!c) {
+		nx = bk ? bk->first : no_next;
+	} else {
+		const struct tso_crec *cr = tso_crec_get(t, c);
+
+		if (cr && cr->pa8 == blk->pa8)
+			nx = cr->next;
+	}
+	for (; m; m &= ~(0x80u >> i)) {
+		struct tso_byte *out = &l->b[l->nb];
+		uint64_t lo = c;
+
+		i = (unsigned)__builtin_clz(m) - 24u;
+		if (l->nb >= 64)
+			return;
+		out->pa = blk->pa8 + i;
+		out->val = blk->load[i];
+		out->dma = false;
+		out->src = c;
+		out->hi = nx ? nx[i]
+			     : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+		if (own && own->sseq[i]) {
+			uint64_t ysseq = own->sseq[i], yco = own->co[i];
+
+			if (mine && rf->sseq == ysseq) {
+				lo = 0; /* its own youngest store */
+			} else if (!(own->rmo & (0x80u >> i)) &&
+				   (!yco || c < yco)) {
+				struct msr_proof_op yp;
+
+				out->lo = 0;
+				own_proof(s, ysseq, &yp);
+				tso_report_own_stale(t, l, out, yco, &yp);
+				continue;
+			}
+		}
+		out->lo = lo;
+		l->nb++;
+	}
 }
 
 static void load_resolve(struct msr_tso *t, struct tso_strand *s,
@@ -519,9 +597,17 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
+			unsigned m = rf->mask & blk->mask;
 
+			if (!m)
+				continue;
+			if ((rf->kind != MSR_RF_BYPASS &&
+			     rf->kind != MSR_RF_DMA) && !(blk->pa8 & 7)) {
+				src_resolve(t, s, l, blk, rf, m, own, bk);
+				continue;
+			}
 			for (i = 0; i < 8; i++) {
-				if (!(rf->mask & blk->mask & (0x80u >> i)))
+				if (!(m & (0x80u >> i)))
 					continue;
 				if (l->nb >= 64)
 					continue;
@@ -553,15 +639,37 @@ static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
 }
 
-/* Start the scratch load: only its header, the byte slots are reset one
- * by one as load_resolve fills them (clearing all 64 costs more than the
- * whole placement of a small load). */
+/* Start the scratch load: only its header, the byte slots are set one by
+ * one as load_resolve fills them and the proof op is built on demand
+ * (clearing all 64 slots costs more than the whole placement of a small
+ * load). */
 static void load_begin(struct tso_load *l, const struct msr_op *op)
 {
 	l->op = op;
 	l->nb = 0;
 	l->reported = false;
-	tso_proof_load(op, &l->self);
+	l->self_ok = false;
+}
+
+/* The witness "this load read store `lo` at byte b[lo_i]". */
+static void self_wit(const struct msr_tso *t, struct tso_load *l,
+		     uint64_t lo, unsigned lo_i, struct tso_wit *w)
+{
+	const struct tso_byte *b = &l->b[lo_i];
+
+	memset(w, 0, sizeof(*w));
+	if (!lo)
+		return;
+	w->type = TSO_WIT_RF;
+	w->co = lo;
+	w->via = *tso_load_self(l);
+	w->via_pa = l->op->pa;
+	w->via_size = l->op->size;
+	w->dma = b->dma;
+	if (w->dma)
+		tso_proof_dma(b->pa, b->val, &w->store);
+	else
+		tso_proof_store(t, lo, b->pa, &w->store);
 }
 
 /* Place a load (or one 16-byte piece of a block load) after the strand's
@@ -570,43 +678,40 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op, unsigned b0, unsigned bn)
 {
 	struct tso_load *l = &t->ld;
-	struct tso_wit self;
-	uint64_t p, lo = 0;
+	uint64_t p, lo = 0, hi1 = UINT64_MAX; /* lowest (hi - 1), 0 = none */
 	unsigned i, lo_i = 0;
 
 	load_begin(l, op);
 	load_resolve(t, s, l, b0, bn);
-	for (i = 0; i < l->nb; i++)
+	for (i = 0; i < l->nb; i++) {
 		if (l->b[i].lo > lo) {
 			lo = l->b[i].lo;
 			lo_i = i;
 		}
-	memset(&self, 0, sizeof(self));
-	if (lo) {
-		self.type = TSO_WIT_RF;
-		self.co = lo;
-		self.via = l->self;
-		self.via_pa = op->pa;
-		self.via_size = op->size;
-		self.dma = l->b[lo_i].dma;
-		if (self.dma)
-			tso_proof_dma(l->b[lo_i].pa, l->b[lo_i].val,
-				      &self.store);
-		else
-			tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
+		if (l->b[i].hi - 1 < hi1)
+			hi1 = l->b[i].hi - 1;
 	}
 	p = lo;
 	if (s->f_sl > p)
 		p = s->f_sl;
 	if (s->f_ll > p)
 		p = s->f_ll;
-	for (i = 0; i < l->nb && !l->reported; i++)
-		if (l->b[i].hi && p >= l->b[i].hi)
-			stale_pick(t, s, l, &l->b[i], &self);
+	/* some byte's interval ends at or before p: report the first */
+	if (!l->reported && p > hi1) {
+		struct tso_wit self;
+
+		self_wit(t, l, lo, lo_i, &self);
+		for (i = 0; i < l->nb && !l->reported; i++)
+			if (l->b[i].hi && p >= l->b[i].hi)
+				stale_pick(t, s, l, &l->b[i], &self);
+	}
 	if (p > s->f_ll) {
 		s->f_ll = p;
-		s->w_ll = p == lo ? self : s->w_sl;
-		s->w_ll.via = l->self; /* the load that holds the position */
+		if (p == lo)
+			self_wit(t, l, lo, lo_i, &s->w_ll);
+		else
+			s->w_ll = s->w_sl;
+		s->w_ll.via = *tso_load_self(l); /* the load holding it */
 		s->w_ll.via_pa = op->pa;
 		s->w_ll.via_size = op->size;
 	}
@@ -663,9 +768,10 @@ static void own_sweep(struct tso_strand *s)
 		e = tso_map_slot(&s->own, s->own_cursor);
 		if (!e->key)
 			continue;
-		for (i = 0; i < 8 && done; i++)
-			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
-				done = false;
+		/* every byte unused or committed (co != 0) at or before f_ll;
+		 * without branches, co - 1 wraps for co == 0 */
+		for (i = 0; i < 8; i++)
+			done &= !e->sseq[i] | (e->co[i] - 1 < s->f_ll);
 		if (done)
 			tso_map_del(&s->own, e);
 	}
