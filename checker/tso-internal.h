@@ -11,6 +11,8 @@
 #ifndef MSR_TSO_INTERNAL_H
 #define MSR_TSO_INTERNAL_H
 
+#include <string.h>
+
 #include "checker.h"
 
 /* How a lower bound on a strand's memory-order position was established. */
@@ -139,11 +141,54 @@ static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 
 /* tso_map.c */
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
-void *tso_map_slot(const struct tso_map *m, size_t i);
-/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
- * or out of memory. */
-void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create);
+int tso_map_grow(struct tso_map *m);
 void tso_map_del(struct tso_map *m, void *e);
+
+static inline void *tso_map_slot(const struct tso_map *m, size_t i)
+{
+	return m->slots + i * m->esz;
+}
+
+static inline uint64_t tso_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
+ * or out of memory. Inline: it runs several times per operation. */
+static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	if (create && (m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0)
+		return NULL;
+	i = tso_hash64(key) & (m->cap - 1);
+	for (;;) {
+		void *e = tso_map_slot(m, i);
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k) {
+			if (!create)
+				return NULL;
+			memset(e, 0, m->esz);
+			memcpy(e, &key, sizeof(key));
+			m->n++;
+			return e;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
 
 /* The commit with number `co` while it is in the ring, else NULL. */
 static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,

@@ -281,42 +281,57 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 /* Floors                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* The StoreLoad witness: own store `r`, ordered before by the barrier. */
+static void sl_wit(const struct msr_tso *t, struct tso_strand *s,
+		   const struct tso_srec *r)
+{
+	struct tso_wit *w = &s->w_sl;
+
+	memset(w, 0, sizeof(*w));
+	w->type = TSO_WIT_OWN;
+	w->co = r->co;
+	w->rmo = r->rmo;
+	w->barrier = s->barrier_op;
+	w->has_barrier = !(s->barrier_is_atomic && r->atomic &&
+			   r->info.iseq == s->barrier_op.iseq);
+	tso_proof_store(t, r->co, r->info.pa, &w->store);
+	w->store.iseq = r->info.iseq;
+	w->store.pc = r->info.pc;
+	w->store.op = r->info.op;
+}
+
 /* Fold the strand's executed stores up to sseq `upto` into the StoreLoad
- * floor. False when one of them has not committed yet (unless `force`). */
+ * floor. False when one of them has not committed yet (unless `force`).
+ * Only the store that raises the floor last names the witness, so it is
+ * built once. */
 static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
 			uint64_t upto, bool force)
 {
+	const struct tso_srec *top = NULL;
+	bool ok = true;
+
 	while (s->scanned < upto) {
 		uint64_t sseq = s->scanned + 1;
-		struct tso_srec *r = srec_get(s, sseq);
+		const struct tso_srec *r = srec_get(s, sseq);
 
 		/* RMO stores are acknowledged before they commit, so a
 		 * barrier does not wait for their commit */
 		if (r && r->have_op && !r->rmo) {
 			if (!r->co) {
-				if (!force)
-					return false;
+				if (!force) {
+					ok = false;
+					break;
+				}
 			} else if (r->co > s->f_sl) {
-				struct tso_wit *w = &s->w_sl;
-
 				s->f_sl = r->co;
-				memset(w, 0, sizeof(*w));
-				w->type = TSO_WIT_OWN;
-				w->co = r->co;
-				w->rmo = r->rmo;
-				w->barrier = s->barrier_op;
-				w->has_barrier =
-					!(s->barrier_is_atomic && r->atomic &&
-					  r->info.iseq == s->barrier_op.iseq);
-				tso_proof_store(t, r->co, r->info.pa, &w->store);
-				w->store.iseq = r->info.iseq;
-				w->store.pc = r->info.pc;
-				w->store.op = r->info.op;
+				top = r;
 			}
 		}
 		s->scanned = sseq;
 	}
-	return true;
+	if (top)
+		sl_wit(t, s, top);
+	return ok;
 }
 
 static bool rf_seen(const struct msr_tso *t, const struct msr_op *op)
@@ -672,16 +687,16 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		tso_proof_store(t, lo, b->pa, &w->store);
 }
 
-/* Place a load (or one 16-byte piece of a block load) after the strand's
- * earlier loads and barriers. */
-static void place_load(struct msr_tso *t, struct tso_strand *s,
-		       const struct msr_op *op, unsigned b0, unsigned bn)
+/* Place a load (or one 16-byte piece of a block load, begun by the
+ * caller) after the strand's earlier loads and barriers. */
+static void place_piece(struct msr_tso *t, struct tso_strand *s,
+			const struct msr_op *op, unsigned b0, unsigned bn)
 {
 	struct tso_load *l = &t->ld;
 	uint64_t p, lo = 0, hi1 = UINT64_MAX; /* lowest (hi - 1), 0 = none */
 	unsigned i, lo_i = 0;
 
-	load_begin(l, op);
+	l->reported = false;
 	load_resolve(t, s, l, b0, bn);
 	for (i = 0; i < l->nb; i++) {
 		if (l->b[i].lo > lo) {
@@ -717,6 +732,13 @@ static void place_load(struct msr_tso *t, struct tso_strand *s,
 	}
 }
 
+static void place_load(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op)
+{
+	load_begin(&t->ld, op);
+	place_piece(t, s, op, 0, op->nblocks);
+}
+
 /*
  * A block load returns four 16-byte pieces, each single-copy atomic but not
  * atomic together: each piece follows the strand's earlier loads, the
@@ -729,6 +751,7 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
 	unsigned b, n;
 
+	load_begin(&t->ld, op); /* one proof op for all pieces */
 	for (b = 0; b < op->nblocks; b += n) {
 		for (n = 1; b + n < op->nblocks &&
 			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
@@ -736,7 +759,7 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			;
 		s->f_ll = f0;
 		s->w_ll = w0;
-		place_load(t, s, op, b, n);
+		place_piece(t, s, op, b, n);
 		if (s->f_ll > fmax) {
 			fmax = s->f_ll;
 			wmax = s->w_ll;
@@ -863,7 +886,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	unsigned i, b;
 
 	if (!co_a) { /* never committed: check it as a plain load */
-		place_load(t, s, op, 0, op->nblocks);
+		place_load(t, s, op);
 		goto store;
 	}
 	q = co_a - 1;
@@ -904,7 +927,7 @@ static void op_run(struct msr_tso *t, struct tso_strand *s,
 		if (op->pa & TSO_IO_BIT)
 			return; /* non-cacheable: outside TSO */
 		if (op->step_op != MSR_STEP_LDBLK) {
-			place_load(t, s, op, 0, op->nblocks);
+			place_load(t, s, op);
 			return;
 		}
 		place_block_load(t, s, op);

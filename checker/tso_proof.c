@@ -12,11 +12,12 @@
 /* The bytes at `src` (block order) as a big-endian number. */
 static uint64_t be64(const uint8_t *src)
 {
-	uint64_t v = 0;
-	unsigned i;
+	uint64_t v;
 
-	for (i = 0; i < 8; i++)
-		v = v << 8 | src[i];
+	memcpy(&v, src, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
 	return v;
 }
 
@@ -38,13 +39,14 @@ void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 	for (b = 0; b < op->nblocks && n < 8; b++) {
 		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[b].store
 							       : op->blk[b].load;
-		unsigned m = op->blk[b].mask, first, cnt, k;
+		unsigned m = op->blk[b].mask, first, tz, k;
 
 		if (!m)
 			continue;
 		first = (unsigned)__builtin_clz(m) - 24u; /* bit 7 = byte 0 */
-		cnt = (unsigned)__builtin_popcount(m);
-		if (8u - (unsigned)__builtin_ctz(m) - first == cnt) {
+		tz = (unsigned)__builtin_ctz(m);
+		if (!((m >> tz) & ((m >> tz) + 1))) { /* one run of set bits */
+			unsigned cnt = 8u - tz - first;
 			uint64_t chunk;
 
 			k = cnt < 8 - n ? cnt : 8 - n;
