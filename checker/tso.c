@@ -198,6 +198,20 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
 
+/* Recompute the retirement bound of an own-store entry after a change. */
+static void own_need(struct tso_own *e)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t v = e->sseq[i] ? e->co[i] - 1 : 0;
+
+		n = v > n ? v : n;
+	}
+	e->need = n;
+}
+
 /* A commit may unblock any waiting strand: retry each (they are few). */
 static void drain_blocked(struct msr_tso *t)
 {
@@ -264,9 +278,17 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	if (!sr)
 		return;
 	own = tso_map_find(&s->own, c->pa8, false);
-	for (i = 0; own && i < 8; i++)
-		if (own->sseq[i] == c->sseq)
-			own->co[i] = c->co;
+	if (own) {
+		bool hit = false;
+
+		for (i = 0; i < 8; i++)
+			if (own->sseq[i] == c->sseq) {
+				own->co[i] = c->co;
+				hit = true;
+			}
+		if (hit)
+			own_need(own);
+	}
 	if (!c->rmo) {
 		if (c->sseq < s->ss_last)
 			tso_report_store_order(t, c, later_co(s));
@@ -666,12 +688,10 @@ static void load_begin(struct tso_load *l, const struct msr_op *op)
 	l->self_ok = false;
 }
 
-/* The witness "this load read store `lo` at byte b[lo_i]". */
+/* The witness "this load read store `lo` at byte `b`". */
 static void self_wit(const struct msr_tso *t, struct tso_load *l,
-		     uint64_t lo, unsigned lo_i, struct tso_wit *w)
+		     uint64_t lo, const struct tso_byte *b, struct tso_wit *w)
 {
-	const struct tso_byte *b = &l->b[lo_i];
-
 	memset(w, 0, sizeof(*w));
 	if (!lo)
 		return;
@@ -687,16 +707,123 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		tso_proof_store(t, lo, b->pa, &w->store);
 }
 
+/*
+ * The usual load piece without byte records: every source a commit or the
+ * initial value, aligned blocks, no bytes of the strand's own stores and
+ * nothing to report while resolving. Gives what place_piece needs: the
+ * highest lo (and the first byte holding it) and the lowest hi - 1. False
+ * when the piece is not that simple; it changes nothing, so the caller
+ * can then resolve byte by byte instead.
+ */
+static bool load_sum(struct msr_tso *t, struct tso_strand *s,
+		     const struct tso_load *l, unsigned b0, unsigned bn,
+		     uint64_t *lo, struct tso_byte *lo_b, uint64_t *hi1)
+{
+	const struct msr_op *op = l->op;
+	unsigned b, k, i, nb = 0;
+
+	*lo = 0;
+	*hi1 = UINT64_MAX;
+	for (b = b0; b < b0 + bn && b < op->nblocks; b++) {
+		const struct msr_op_block *blk = &op->blk[b];
+		const struct tso_own *own;
+		const struct tso_block *bk;
+
+		if (blk->pa8 & 7)
+			return false;
+		own = tso_map_find(&s->own, blk->pa8, false);
+		bk = tso_map_find(&t->blocks, blk->pa8, false);
+		for (k = 0; k < blk->nrf; k++) {
+			const struct msr_rf *rf = &blk->rf[k];
+			unsigned m = rf->mask & blk->mask;
+			bool commit = rf->kind == MSR_RF_COMMIT;
+			bool mine = commit && rf->strand == op->strand;
+			uint64_t c = commit ? rf->co : 0;
+			const uint64_t *nx = NULL;
+
+			if (!m)
+				continue;
+			if (rf->kind == MSR_RF_BYPASS || rf->kind == MSR_RF_DMA)
+				return false;
+			if (commit && c > t->n)
+				continue; /* never committed: no byte */
+			if (!(mine && op->kind == MSR_OP_ATOMIC &&
+			      rf->sseq == op->blk[0].sseq) &&
+			    ((mine && rf->sseq > s->last_st_sseq) ||
+			     (own && (own->live & m))))
+				return false;
+			if (!c) {
+				nx = bk ? bk->first : no_next;
+			} else {
+				const struct tso_crec *cr = tso_crec_get(t, c);
+
+				if (cr && cr->pa8 == blk->pa8)
+					nx = cr->next;
+			}
+			i = (unsigned)__builtin_clz(m) - 24u;
+			if (c > *lo) {
+				*lo = c;
+				lo_b->pa = blk->pa8 + i;
+				lo_b->val = blk->load[i];
+				lo_b->dma = false;
+			}
+			for (; m; m &= ~(0x80u >> i)) {
+				uint64_t h;
+
+				i = (unsigned)__builtin_clz(m) - 24u;
+				h = nx ? nx[i]
+				       : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+				if (h - 1 < *hi1)
+					*hi1 = h - 1;
+				nb++;
+			}
+			if (nb > 64)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The strand's position moves up to `p`, held by this load: through the
+ * store it read (`lo`, at byte `b`) or else through its StoreLoad floor. */
+static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
+		 uint64_t p, uint64_t lo, const struct tso_byte *b)
+{
+	s->f_ll = p;
+	if (p == lo)
+		self_wit(t, l, lo, b, &s->w_ll);
+	else
+		s->w_ll = s->w_sl;
+	s->w_ll.via = *tso_load_self(l); /* the load holding it */
+	s->w_ll.via_pa = l->op->pa;
+	s->w_ll.via_size = l->op->size;
+}
+
 /* Place a load (or one 16-byte piece of a block load, begun by the
  * caller) after the strand's earlier loads and barriers. */
 static void place_piece(struct msr_tso *t, struct tso_strand *s,
-			const struct msr_op *op, unsigned b0, unsigned bn)
+			unsigned b0, unsigned bn)
 {
 	struct tso_load *l = &t->ld;
-	uint64_t p, lo = 0, hi1 = UINT64_MAX; /* lowest (hi - 1), 0 = none */
+	uint64_t p, lo, hi1; /* highest lo, lowest (hi - 1) */
+	struct tso_byte lo_b;
 	unsigned i, lo_i = 0;
 
 	l->reported = false;
+	if (load_sum(t, s, l, b0, bn, &lo, &lo_b, &hi1)) {
+		p = lo;
+		if (s->f_sl > p)
+			p = s->f_sl;
+		if (s->f_ll > p)
+			p = s->f_ll;
+		if (p <= hi1) { /* no byte to report */
+			if (p > s->f_ll)
+				hold(t, s, l, p, lo, &lo_b);
+			return;
+		}
+	}
+	lo = 0;
+	hi1 = UINT64_MAX;
 	load_resolve(t, s, l, b0, bn);
 	for (i = 0; i < l->nb; i++) {
 		if (l->b[i].lo > lo) {
@@ -715,28 +842,20 @@ static void place_piece(struct msr_tso *t, struct tso_strand *s,
 	if (!l->reported && p > hi1) {
 		struct tso_wit self;
 
-		self_wit(t, l, lo, lo_i, &self);
+		self_wit(t, l, lo, &l->b[lo_i], &self);
 		for (i = 0; i < l->nb && !l->reported; i++)
 			if (l->b[i].hi && p >= l->b[i].hi)
 				stale_pick(t, s, l, &l->b[i], &self);
 	}
-	if (p > s->f_ll) {
-		s->f_ll = p;
-		if (p == lo)
-			self_wit(t, l, lo, lo_i, &s->w_ll);
-		else
-			s->w_ll = s->w_sl;
-		s->w_ll.via = *tso_load_self(l); /* the load holding it */
-		s->w_ll.via_pa = op->pa;
-		s->w_ll.via_size = op->size;
-	}
+	if (p > s->f_ll)
+		hold(t, s, l, p, lo, &l->b[lo_i]);
 }
 
 static void place_load(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
 {
 	load_begin(&t->ld, op);
-	place_piece(t, s, op, 0, op->nblocks);
+	place_piece(t, s, 0, op->nblocks);
 }
 
 /*
@@ -759,7 +878,7 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			;
 		s->f_ll = f0;
 		s->w_ll = w0;
-		place_piece(t, s, op, b, n);
+		place_piece(t, s, b, n);
 		if (s->f_ll > fmax) {
 			fmax = s->f_ll;
 			wmax = s->w_ll;
@@ -781,21 +900,15 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
  */
 static void own_sweep(struct tso_strand *s)
 {
-	unsigned k, i;
+	unsigned k;
 
 	for (k = 0; k < 4 && s->own.n; k++) {
 		struct tso_own *e;
-		bool done = true;
 
 		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
 		e = tso_map_slot(&s->own, s->own_cursor);
-		if (!e->key)
-			continue;
-		/* every byte unused or committed (co != 0) at or before f_ll;
-		 * without branches, co - 1 wraps for co == 0 */
-		for (i = 0; i < 8; i++)
-			done &= !e->sseq[i] | (e->co[i] - 1 < s->f_ll);
-		if (done)
+		/* every used byte committed (co != 0) at or before f_ll */
+		if (e->key && (!e->live || e->need < s->f_ll))
 			tso_map_del(&s->own, e);
 	}
 }
@@ -804,7 +917,7 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
 	struct tso_own *e;
-	unsigned i;
+	unsigned i, m;
 
 	own_sweep(s);
 	e = tso_map_find(&s->own, blk->pa8, true);
@@ -812,15 +925,14 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		t->nomem = true;
 		return;
 	}
-	for (i = 0; i < 8; i++)
-		if (blk->mask & (0x80u >> i)) {
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-			if (rmo)
-				e->rmo |= (uint8_t)(0x80u >> i);
-			else
-				e->rmo &= (uint8_t)~(0x80u >> i);
-		}
+	for (m = blk->mask; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
+		e->sseq[i] = blk->sseq;
+		e->co[i] = co;
+	}
+	e->live |= blk->mask;
+	e->rmo = (uint8_t)(rmo ? e->rmo | blk->mask : e->rmo & ~blk->mask);
+	own_need(e);
 }
 
 /* Executed store entry: remember it for proofs and own-store checks. */
