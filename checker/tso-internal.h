@@ -75,9 +75,9 @@ struct tso_own {
 	uint64_t key;
 	uint64_t sseq[8];  /* 0 = none */
 	uint64_t co[8];    /* its commit, 0 = not committed yet */
-	uint64_t need;     /* max of co - 1 over the used bytes (wrapping:
-			    * uncommitted = max); retires once f_ll > need */
+	uint64_t maxco;    /* highest co of the used bytes (when !pend) */
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
+	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
 };
 

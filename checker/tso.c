@@ -198,18 +198,15 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
 
-/* Recompute the retirement bound of an own-store entry after a change. */
-static void own_need(struct tso_own *e)
+/* The highest co of an own-store entry's used bytes. */
+static void own_maxco(struct tso_own *e)
 {
-	uint64_t n = 0;
 	unsigned i;
 
-	for (i = 0; i < 8; i++) {
-		uint64_t v = e->sseq[i] ? e->co[i] - 1 : 0;
-
-		n = v > n ? v : n;
-	}
-	e->need = n;
+	e->maxco = 0;
+	for (i = 0; i < 8; i++)
+		if (e->sseq[i] && e->co[i] > e->maxco)
+			e->maxco = e->co[i];
 }
 
 /* A commit may unblock any waiting strand: retry each (they are few). */
@@ -279,15 +276,18 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		return;
 	own = tso_map_find(&s->own, c->pa8, false);
 	if (own) {
-		bool hit = false;
+		unsigned hit = 0;
 
 		for (i = 0; i < 8; i++)
 			if (own->sseq[i] == c->sseq) {
 				own->co[i] = c->co;
-				hit = true;
+				hit |= 0x80u >> i;
 			}
-		if (hit)
-			own_need(own);
+		/* the newest co: above every co already in the entry */
+		if (hit) {
+			own->pend &= (uint8_t)~hit;
+			own->maxco = c->co;
+		}
 	}
 	if (!c->rmo) {
 		if (c->sseq < s->ss_last)
@@ -908,7 +908,7 @@ static void own_sweep(struct tso_strand *s)
 		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
 		e = tso_map_slot(&s->own, s->own_cursor);
 		/* every used byte committed (co != 0) at or before f_ll */
-		if (e->key && (!e->live || e->need < s->f_ll))
+		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
 			tso_map_del(&s->own, e);
 	}
 }
@@ -932,7 +932,12 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	}
 	e->live |= blk->mask;
 	e->rmo = (uint8_t)(rmo ? e->rmo | blk->mask : e->rmo & ~blk->mask);
-	own_need(e);
+	if (!co) {
+		e->pend |= blk->mask;
+	} else { /* committed before it executed: any co, look again */
+		e->pend &= (uint8_t)~blk->mask;
+		own_maxco(e);
+	}
 }
 
 /* Executed store entry: remember it for proofs and own-store checks. */
