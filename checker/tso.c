@@ -274,7 +274,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	commit_link(t, c);
 	if (!sr)
 		return;
-	own = tso_map_find(&s->own, c->pa8, false);
+	own = s->own.n ? tso_map_find(&s->own, c->pa8, false) : NULL;
 	if (own) {
 		unsigned hit = 0;
 
@@ -326,8 +326,8 @@ static void sl_wit(const struct msr_tso *t, struct tso_strand *s,
  * floor. False when one of them has not committed yet (unless `force`).
  * Only the store that raises the floor last names the witness, so it is
  * built once. */
-static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
-			uint64_t upto, bool force)
+static bool scan_more(const struct msr_tso *t, struct tso_strand *s,
+		      uint64_t upto, bool force)
 {
 	const struct tso_srec *top = NULL;
 	bool ok = true;
@@ -354,6 +354,13 @@ static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
 	if (top)
 		sl_wit(t, s, top);
 	return ok;
+}
+
+/* Usually there is nothing new to fold: no call then. */
+static inline bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
+			       uint64_t upto, bool force)
+{
+	return s->scanned >= upto || scan_more(t, s, upto, force);
 }
 
 static bool rf_seen(const struct msr_tso *t, const struct msr_op *op)
@@ -628,7 +635,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	l->nb = 0;
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
-		const struct tso_own *own = tso_map_find(&s->own, blk->pa8, false);
+		const struct tso_own *own =
+			s->own.n ? tso_map_find(&s->own, blk->pa8, false) : NULL;
 		const struct tso_block *bk = tso_map_find(&t->blocks, blk->pa8,
 						      false);
 
@@ -729,10 +737,12 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 		const struct tso_own *own;
 		const struct tso_block *bk;
 
+		bool bk_ok = false; /* bk looked up: most sources never need it */
+
 		if (blk->pa8 & 7)
 			return false;
-		own = tso_map_find(&s->own, blk->pa8, false);
-		bk = tso_map_find(&t->blocks, blk->pa8, false);
+		own = s->own.n ? tso_map_find(&s->own, blk->pa8, false) : NULL;
+		bk = NULL;
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
 			unsigned m = rf->mask & blk->mask;
@@ -752,14 +762,18 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			    ((mine && rf->sseq > s->last_st_sseq) ||
 			     (own && (own->live & m))))
 				return false;
-			if (!c) {
-				nx = bk ? bk->first : no_next;
-			} else {
+			if (c) {
 				const struct tso_crec *cr = tso_crec_get(t, c);
 
 				if (cr && cr->pa8 == blk->pa8)
 					nx = cr->next;
 			}
+			if (!nx && !bk_ok) {
+				bk = tso_map_find(&t->blocks, blk->pa8, false);
+				bk_ok = true;
+			}
+			if (!c)
+				nx = bk ? bk->first : no_next;
 			i = (unsigned)__builtin_clz(m) - 24u;
 			if (c > *lo) {
 				*lo = c;
