@@ -164,6 +164,30 @@ void msr_tso_destroy(struct msr_tso *t)
 /* Commits                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A whole-block commit over bytes whose newest commit is one and the same
+ * (the usual case): link them all at once. False when they differ. */
+static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
+{
+	uint64_t l0 = b->latest[0];
+	struct tso_crec *prev;
+	unsigned i, same = 1;
+
+	for (i = 1; i < 8; i++)
+		same &= b->latest[i] == l0;
+	if (!same)
+		return false;
+	if (!l0) {
+		for (i = 0; i < 8; i++)
+			b->first[i] = co;
+	} else if ((prev = crec_mut(t, l0))) {
+		for (i = 0; i < 8; i++)
+			prev->next[i] = co;
+	}
+	for (i = 0; i < 8; i++)
+		b->latest[i] = co;
+	return true;
+}
+
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_block *b;
@@ -178,6 +202,8 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 		t->nomem = true;
 		return;
 	}
+	if (c->mask == 0xff && link_all(t, b, c->co))
+		return;
 	/* the bytes' previous commits are usually one commit: look it up
 	 * once, not per byte */
 	for (m = c->mask; m; m &= ~(0x80u >> i)) {
@@ -234,7 +260,7 @@ static void commit_record(struct msr_tso *t, const struct msr_commit *c,
 	struct tso_crec *rec = &t->ring[c->co & (t->ring_cap - 1)];
 	bool op = sr && sr->have_op;
 
-	memset(rec, 0, sizeof(*rec));
+	memset(rec->next, 0, sizeof(rec->next));
 	rec->co = c->co;
 	rec->pa8 = c->pa8;
 	rec->sseq = c->sseq;
@@ -804,10 +830,11 @@ static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
 		 uint64_t p, uint64_t lo, const struct tso_byte *b)
 {
 	s->f_ll = p;
-	if (p == lo)
-		self_wit(t, l, lo, b, &s->w_ll);
-	else
-		s->w_ll = s->w_sl;
+	if (p == lo) {
+		self_wit(t, l, lo, b, &s->w_ll); /* names this load as via */
+		return;
+	}
+	s->w_ll = s->w_sl;
 	s->w_ll.via = *tso_load_self(l); /* the load holding it */
 	s->w_ll.via_pa = l->op->pa;
 	s->w_ll.via_size = l->op->size;
@@ -939,10 +966,17 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		t->nomem = true;
 		return;
 	}
-	for (m = blk->mask; m; m &= ~(0x80u >> i)) {
-		i = (unsigned)__builtin_clz(m) - 24u;
-		e->sseq[i] = blk->sseq;
-		e->co[i] = co;
+	if (blk->mask == 0xff) { /* the usual whole-block store */
+		for (i = 0; i < 8; i++) {
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+		}
+	} else {
+		for (m = blk->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+		}
 	}
 	e->live |= blk->mask;
 	e->rmo = (uint8_t)(rmo ? e->rmo | blk->mask : e->rmo & ~blk->mask);
