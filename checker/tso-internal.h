@@ -162,9 +162,10 @@ static inline uint64_t tso_hash64(uint64_t x)
 	return x;
 }
 
-/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
- * or out of memory. Inline: it runs several times per operation. */
-static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
+/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
+ * size the slot arithmetic and the clearing compile to a few stores. */
+static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
+			       size_t esz)
 {
 	uint64_t key = pa8 + 1;
 	size_t i;
@@ -175,7 +176,7 @@ static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
 		return NULL;
 	i = tso_hash64(key) & (m->cap - 1);
 	for (;;) {
-		void *e = tso_map_slot(m, i);
+		unsigned char *e = m->slots + i * esz;
 		uint64_t k;
 
 		memcpy(&k, e, sizeof(k));
@@ -184,13 +185,35 @@ static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
 		if (!k) {
 			if (!create)
 				return NULL;
-			memset(e, 0, m->esz);
+			memset(e, 0, esz);
 			memcpy(e, &key, sizeof(key));
 			m->n++;
 			return e;
 		}
 		i = (i + 1) & (m->cap - 1);
 	}
+}
+
+/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
+ * or out of memory. Inline: it runs several times per operation. */
+static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
+{
+	return tso_map_at(m, pa8, create, m->esz);
+}
+
+/* The two maps of the pass. */
+static inline struct tso_block *tso_block_find(struct tso_map *m,
+					       uint64_t pa8, bool create)
+{
+	return tso_map_at(m, pa8, create, sizeof(struct tso_block));
+}
+
+static inline struct tso_own *tso_own_find(struct tso_map *m, uint64_t pa8,
+					   bool create)
+{
+	return m->n || create ? tso_map_at(m, pa8, create,
+					   sizeof(struct tso_own))
+			      : NULL;
 }
 
 /* The commit with number `co` while it is in the ring, else NULL. */

@@ -17,6 +17,7 @@
  * It never reads traces, never allocates per operation in the steady state,
  * and never reports an execution that TSO allows.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,7 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
-	b = tso_map_find(&t->blocks, c->pa8, true);
+	b = tso_block_find(&t->blocks, c->pa8, true);
 	if (!b) {
 		t->nomem = true;
 		return;
@@ -300,7 +301,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	commit_link(t, c);
 	if (!sr)
 		return;
-	own = s->own.n ? tso_map_find(&s->own, c->pa8, false) : NULL;
+	own = tso_own_find(&s->own, c->pa8, false);
 	if (own) {
 		unsigned hit = 0;
 
@@ -662,8 +663,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
 		const struct tso_own *own =
-			s->own.n ? tso_map_find(&s->own, blk->pa8, false) : NULL;
-		const struct tso_block *bk = tso_map_find(&t->blocks, blk->pa8,
+			tso_own_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = tso_block_find(&t->blocks, blk->pa8,
 						      false);
 
 		for (k = 0; k < blk->nrf; k++) {
@@ -767,7 +768,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 
 		if (blk->pa8 & 7)
 			return false;
-		own = s->own.n ? tso_map_find(&s->own, blk->pa8, false) : NULL;
+		own = tso_own_find(&s->own, blk->pa8, false);
 		bk = NULL;
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
@@ -795,7 +796,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 					nx = cr->next;
 			}
 			if (!nx && !bk_ok) {
-				bk = tso_map_find(&t->blocks, blk->pa8, false);
+				bk = tso_block_find(&t->blocks, blk->pa8, false);
 				bk_ok = true;
 			}
 			if (!c)
@@ -961,7 +962,7 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	unsigned i, m;
 
 	own_sweep(s);
-	e = tso_map_find(&s->own, blk->pa8, true);
+	e = tso_own_find(&s->own, blk->pa8, true);
 	if (!e) {
 		t->nomem = true;
 		return;
@@ -1181,7 +1182,12 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 	}
 	if (s->qlen++ == 0)
 		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);
-	s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)] = *op;
+	/* only the blocks in use: an op is 2 KiB, most of it unused blocks */
+	memcpy(&s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)], op,
+	       offsetof(struct msr_op, blk) +
+		       sizeof(op->blk[0]) * (op->nblocks < MSR_OP_MAX_BLOCKS
+						     ? op->nblocks
+						     : MSR_OP_MAX_BLOCKS));
 	return 0;
 }
 

@@ -36,6 +36,21 @@ void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 	out->event = op->event;
 	/* the set bits of each block's mask, lowest address first; a
 	 * contiguous mask (the usual case) is one shift of the block */
+	if (op->nblocks == 1) {
+		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[0].store
+							       : op->blk[0].load;
+		unsigned m = op->blk[0].mask, first, tz;
+
+		if (!m)
+			return;
+		first = (unsigned)__builtin_clz(m) - 24u;
+		tz = (unsigned)__builtin_ctz(m);
+		if (!((m >> tz) & ((m >> tz) + 1))) {
+			out->value = (be64(src) << (8 * first)) >>
+				     (8 * (first + tz));
+			return;
+		}
+	}
 	for (b = 0; b < op->nblocks && n < 8; b++) {
 		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[b].store
 							       : op->blk[b].load;
