@@ -145,6 +145,7 @@ static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 /* tso_map.c */
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
 int tso_map_grow(struct tso_map *m);
+/* Remove the entry at `e` (see tso_map_del_at). */
 void tso_map_del(struct tso_map *m, void *e);
 
 static inline void *tso_map_slot(const struct tso_map *m, size_t i)
@@ -199,6 +200,32 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
 {
 	return tso_map_at(m, pa8, create, m->esz);
+}
+
+/* Remove the entry at `e` of `esz` bytes (= m->esz); linear probing:
+ * shift later entries back. */
+static inline void tso_map_del_at(struct tso_map *m, void *e, size_t esz)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, m->slots + j * esz, sizeof(key));
+		if (!key)
+			break;
+		h = tso_hash64(key) & mask;
+		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
+			i = j;
+		}
+	}
+	memset(m->slots + i * esz, 0, esz);
+	m->n--;
 }
 
 /* The two maps of the pass. */

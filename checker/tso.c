@@ -951,7 +951,7 @@ static void own_sweep(struct tso_strand *s)
 		e = tso_map_slot(&s->own, s->own_cursor);
 		/* every used byte committed (co != 0) at or before f_ll */
 		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
-			tso_map_del(&s->own, e);
+			tso_map_del_at(&s->own, e, sizeof(*e));
 	}
 }
 
@@ -1200,7 +1200,10 @@ void msr_tso_add_op(struct msr_tso *t, const struct msr_op *op)
 	s = strand_get(t, op->strand);
 	if (!s)
 		return;
-	if (!s->qlen && op_ready(t, s, op, false)) {
+	/* stores and barriers never wait: no readiness test */
+	if (!s->qlen && ((op->kind != MSR_OP_LOAD &&
+			  op->kind != MSR_OP_ATOMIC) ||
+			 op_ready(t, s, op, false))) {
 		op_run(t, s, op);
 		return;
 	}

@@ -50,27 +50,7 @@ int tso_map_grow(struct tso_map *m)
 	return 0;
 }
 
-/* Remove the entry at `e` (linear probing: shift later entries back). */
 void tso_map_del(struct tso_map *m, void *e)
 {
-	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
-	size_t mask = m->cap - 1;
-
-	for (;;) {
-		uint64_t key;
-		size_t h;
-
-		j = (j + 1) & mask;
-		memcpy(&key, tso_map_slot(m, j), sizeof(key));
-		if (!key)
-			break;
-		h = tso_hash64(key) & mask;
-		/* the entry at j may move to i unless its home lies in (i, j] */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			memcpy(tso_map_slot(m, i), tso_map_slot(m, j), m->esz);
-			i = j;
-		}
-	}
-	memset(tso_map_slot(m, i), 0, m->esz);
-	m->n--;
+	tso_map_del_at(m, e, m->esz);
 }
