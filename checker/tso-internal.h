@@ -224,7 +224,7 @@ static inline void tso_map_del_at(struct tso_map *m, void *e, size_t esz)
 			i = j;
 		}
 	}
-	memset(m->slots + i * esz, 0, esz);
+	memset(m->slots + i * esz, 0, sizeof(uint64_t)); /* key 0: empty */
 	m->n--;
 }
 

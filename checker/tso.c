@@ -808,6 +808,15 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				lo_b->val = blk->load[i];
 				lo_b->dma = false;
 			}
+			if (m == 0xff && nx) { /* a whole block: no bit walk */
+				uint64_t h1 = *hi1;
+
+				for (i = 0; i < 8; i++)
+					h1 = nx[i] - 1 < h1 ? nx[i] - 1 : h1;
+				*hi1 = h1;
+				nb += 8;
+				m = 0;
+			}
 			for (; m; m &= ~(0x80u >> i)) {
 				uint64_t h;
 
