@@ -755,21 +755,19 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 		     uint64_t *lo, struct tso_byte *lo_b, uint64_t *hi1)
 {
 	const struct msr_op *op = l->op;
+	uint64_t vlo = 0, vhi1 = UINT64_MAX, lo_pa = 0; /* in registers */
+	uint8_t lo_val = 0;
 	unsigned b, k, i, nb = 0;
 
-	*lo = 0;
-	*hi1 = UINT64_MAX;
 	for (b = b0; b < b0 + bn && b < op->nblocks; b++) {
 		const struct msr_op_block *blk = &op->blk[b];
 		const struct tso_own *own;
-		const struct tso_block *bk;
-
+		const struct tso_block *bk = NULL;
 		bool bk_ok = false; /* bk looked up: most sources never need it */
 
 		if (blk->pa8 & 7)
 			return false;
 		own = tso_own_find(&s->own, blk->pa8, false);
-		bk = NULL;
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
 			unsigned m = rf->mask & blk->mask;
@@ -802,18 +800,14 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			if (!c)
 				nx = bk ? bk->first : no_next;
 			i = (unsigned)__builtin_clz(m) - 24u;
-			if (c > *lo) {
-				*lo = c;
-				lo_b->pa = blk->pa8 + i;
-				lo_b->val = blk->load[i];
-				lo_b->dma = false;
+			if (c > vlo) {
+				vlo = c;
+				lo_pa = blk->pa8 + i;
+				lo_val = blk->load[i];
 			}
 			if (m == 0xff && nx) { /* a whole block: no bit walk */
-				uint64_t h1 = *hi1;
-
 				for (i = 0; i < 8; i++)
-					h1 = nx[i] - 1 < h1 ? nx[i] - 1 : h1;
-				*hi1 = h1;
+					vhi1 = nx[i] - 1 < vhi1 ? nx[i] - 1 : vhi1;
 				nb += 8;
 				m = 0;
 			}
@@ -823,14 +817,19 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				i = (unsigned)__builtin_clz(m) - 24u;
 				h = nx ? nx[i]
 				       : bk && bk->latest[i] > c ? bk->latest[i] : 0;
-				if (h - 1 < *hi1)
-					*hi1 = h - 1;
+				if (h - 1 < vhi1)
+					vhi1 = h - 1;
 				nb++;
 			}
 			if (nb > 64)
 				return false;
 		}
 	}
+	*lo = vlo;
+	*hi1 = vhi1;
+	lo_b->pa = lo_pa;
+	lo_b->val = lo_val;
+	lo_b->dma = false;
 	return true;
 }
 
