@@ -76,6 +76,7 @@ struct tso_own {
 	uint64_t sseq[8];  /* 0 = none */
 	uint64_t co[8];    /* its commit, 0 = not committed yet */
 	uint64_t maxco;    /* highest co of the used bytes (when !pend) */
+	uint64_t uni;      /* != 0: every byte's sseq (one whole-block store) */
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
 	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */

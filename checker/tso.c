@@ -305,11 +305,17 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	if (own) {
 		unsigned hit = 0;
 
-		for (i = 0; i < 8; i++)
-			if (own->sseq[i] == c->sseq) {
+		if (own->uni == c->sseq) { /* its whole-block store */
+			for (i = 0; i < 8; i++)
 				own->co[i] = c->co;
-				hit |= 0x80u >> i;
-			}
+			hit = 0xff;
+		} else {
+			for (i = 0; i < 8; i++)
+				if (own->sseq[i] == c->sseq) {
+					own->co[i] = c->co;
+					hit |= 0x80u >> i;
+				}
+		}
 		/* the newest co: above every co already in the entry */
 		if (hit) {
 			own->pend &= (uint8_t)~hit;
@@ -975,6 +981,7 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		t->nomem = true;
 		return;
 	}
+	e->uni = blk->mask == 0xff ? blk->sseq : 0;
 	if (blk->mask == 0xff) { /* the usual whole-block store */
 		for (i = 0; i < 8; i++) {
 			e->sseq[i] = blk->sseq;
