@@ -748,6 +748,41 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		tso_proof_store(t, lo, b->pa, &w->store);
 }
 
+/* load_sum for the bytes `m` a load took from its store buffer: their lo is
+ * 0, only the next-store bound counts. False when byte_resolve would
+ * report them. */
+static bool bypass_sum(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op, const struct msr_op_block *blk,
+		       const struct msr_rf *rf, unsigned m,
+		       const struct tso_own *own, const struct tso_block *bk,
+		       uint64_t *hi1, unsigned *nb)
+{
+	const struct tso_srec *bs;
+	unsigned i;
+
+	if (rf->strand != op->strand)
+		return false;
+	bs = srec_get(s, rf->sseq);
+	for (; m; m &= ~(0x80u >> i)) {
+		uint64_t ysseq, src, h;
+
+		i = (unsigned)__builtin_clz(m) - 24u;
+		ysseq = own ? own->sseq[i] : 0;
+		if (!ysseq && rf->sseq <= s->last_st_sseq &&
+		    (!bs || (bs->co && bs->co <= s->f_ll)))
+			src = bs ? bs->co : 0; /* its entry retired */
+		else if (rf->sseq != ysseq)
+			return false;
+		else
+			src = own->co[i];
+		h = src ? next_store(t, bk, src, blk->pa8 + i) : 0;
+		if (h - 1 < *hi1)
+			*hi1 = h - 1;
+		++*nb;
+	}
+	return true;
+}
+
 /*
  * The usual load piece without byte records: every source a commit or the
  * initial value, aligned blocks, no bytes of the strand's own stores and
@@ -782,16 +817,31 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			uint64_t c = commit ? rf->co : 0;
 			const uint64_t *nx = NULL;
 
+			unsigned om; /* bytes to check against own stores */
+
 			if (!m)
 				continue;
-			if (rf->kind == MSR_RF_BYPASS || rf->kind == MSR_RF_DMA)
+			if (rf->kind == MSR_RF_DMA)
 				return false;
+			if (!bk_ok && rf->kind == MSR_RF_BYPASS) {
+				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk_ok = true;
+			}
+			if (rf->kind == MSR_RF_BYPASS) {
+				if (!bypass_sum(t, s, op, blk, rf, m, own, bk,
+						&vhi1, &nb))
+					return false;
+				if (nb > 64)
+					return false;
+				continue;
+			}
 			if (commit && c > t->n)
 				continue; /* never committed: no byte */
-			if (!(mine && op->kind == MSR_OP_ATOMIC &&
-			      rf->sseq == op->blk[0].sseq) &&
-			    ((mine && rf->sseq > s->last_st_sseq) ||
-			     (own && (own->live & m))))
+			om = own ? own->live & m : 0;
+			if (mine && op->kind == MSR_OP_ATOMIC &&
+			    rf->sseq == op->blk[0].sseq)
+				om = 0; /* its own write */
+			else if (mine && rf->sseq > s->last_st_sseq)
 				return false;
 			if (c) {
 				const struct tso_crec *cr = tso_crec_get(t, c);
@@ -806,7 +856,32 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			if (!c)
 				nx = bk ? bk->first : no_next;
 			i = (unsigned)__builtin_clz(m) - 24u;
-			if (c > vlo) {
+			if (om) {
+				/* bytes of own stores: the youngest one itself
+				 * (lo 0), or one older than a stale read
+				 * would be (reported by the byte path) */
+				unsigned j;
+
+				for (j = 0; j < 8; j++) {
+					if (!(om & (0x80u >> j)) ||
+					    (mine && rf->sseq == own->sseq[j]))
+						continue;
+					if (!(own->rmo & (0x80u >> j)) &&
+					    (!own->co[j] || c < own->co[j]))
+						return false;
+				}
+				/* the first byte whose lo is c */
+				for (j = i; j < 8; j++)
+					if ((m & (0x80u >> j)) &&
+					    !((om & (0x80u >> j)) && mine &&
+					      rf->sseq == own->sseq[j]))
+						break;
+				if (j < 8 && c > vlo) {
+					vlo = c;
+					lo_pa = blk->pa8 + j;
+					lo_val = blk->load[j];
+				}
+			} else if (c > vlo) {
 				vlo = c;
 				lo_pa = blk->pa8 + i;
 				lo_val = blk->load[i];
