@@ -53,6 +53,9 @@ struct tso_srec {
 	uint64_t sseq;      /* 0 = empty slot */
 	uint64_t co;        /* 0 = not committed (yet) */
 	bool have_op, rmo, atomic;
+	bool lazy;          /* info.value not set: it is raw under raw_mask */
+	uint8_t raw_mask;
+	uint8_t raw[8];
 	struct msr_proof_op info; /* the executed store, when have_op */
 };
 
@@ -255,6 +258,8 @@ static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,
 
 /* tso_proof.c: proof operations of loads (their value) and of commits */
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+/* The proof value of the bytes `m` of one block `src` (block order). */
+uint64_t tso_proof_value(const uint8_t *src, unsigned m);
 
 /* The load's own proof op, built on first use (most loads never need it). */
 static inline const struct msr_proof_op *tso_load_self(struct tso_load *l)

@@ -50,6 +50,14 @@ static struct tso_srec *srec_get(struct tso_strand *s, uint64_t sseq)
 	return r->sseq == sseq ? r : NULL;
 }
 
+/* The executed store's proof op, its value filled in if still raw. */
+static void srec_info(const struct tso_srec *r, struct msr_proof_op *out)
+{
+	*out = r->info;
+	if (r->lazy)
+		out->value = tso_proof_value(r->raw, r->raw_mask);
+}
+
 static bool srec_pending(const struct tso_srec *r)
 {
 	return r->sseq && r->have_op != (r->co != 0);
@@ -489,7 +497,7 @@ static void own_proof(struct tso_strand *s, uint64_t sseq,
 
 	memset(out, 0, sizeof(*out));
 	if (y && y->have_op)
-		*out = y->info;
+		srec_info(y, out);
 }
 
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
@@ -550,7 +558,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			memset(&yp, 0, sizeof(yp));
 			yp.strand = rf->strand;
 			if (bs && bs->have_op)
-				yp = bs->info;
+				srec_info(bs, &yp);
 			tso_report_bypass(t, l, rf, &yp, pa);
 			return false;
 		}
@@ -1093,7 +1101,26 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
-	tso_proof_load(op, &r->info);
+	if (op->nblocks == 1) {
+		/* the value is only shown in reports: keep the bytes */
+		const struct msr_op_block *b0 = &op->blk[0];
+
+		memset(&r->info, 0, sizeof(r->info));
+		r->info.strand = op->strand;
+		r->info.op = op->step_op;
+		r->info.iseq = op->iseq;
+		r->info.pc = op->pc;
+		r->info.size = op->size;
+		r->info.ts = op->ts;
+		r->info.event = op->event;
+		r->lazy = true;
+		r->raw_mask = b0->mask;
+		memcpy(r->raw, op->kind == MSR_OP_STORE ? b0->store : b0->load,
+		       sizeof(r->raw));
+	} else {
+		tso_proof_load(op, &r->info);
+		r->lazy = false;
+	}
 	r->info.pa = blk->pa8;
 	if (r->co && (c = crec_mut(t, r->co))) {
 		c->iseq = op->iseq;

@@ -21,6 +21,24 @@ static uint64_t be64(const uint8_t *src)
 	return v;
 }
 
+uint64_t tso_proof_value(const uint8_t *src, unsigned m)
+{
+	uint64_t v = 0;
+	unsigned first, tz, i;
+
+	if (!m)
+		return 0;
+	first = (unsigned)__builtin_clz(m) - 24u;
+	tz = (unsigned)__builtin_ctz(m);
+	if (!((m >> tz) & ((m >> tz) + 1))) /* one run of set bits */
+		return (be64(src) << (8 * first)) >> (8 * (first + tz));
+	for (; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
+		v = v << 8 | src[i];
+	}
+	return v;
+}
+
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 {
 	unsigned b, i, n = 0;
@@ -37,19 +55,11 @@ void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 	/* the set bits of each block's mask, lowest address first; a
 	 * contiguous mask (the usual case) is one shift of the block */
 	if (op->nblocks == 1) {
-		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[0].store
-							       : op->blk[0].load;
-		unsigned m = op->blk[0].mask, first, tz;
-
-		if (!m)
-			return;
-		first = (unsigned)__builtin_clz(m) - 24u;
-		tz = (unsigned)__builtin_ctz(m);
-		if (!((m >> tz) & ((m >> tz) + 1))) {
-			out->value = (be64(src) << (8 * first)) >>
-				     (8 * (first + tz));
-			return;
-		}
+		out->value = tso_proof_value(op->kind == MSR_OP_STORE
+						     ? op->blk[0].store
+						     : op->blk[0].load,
+					     op->blk[0].mask);
+		return;
 	}
 	for (b = 0; b < op->nblocks && n < 8; b++) {
 		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[b].store
