@@ -404,7 +404,8 @@ static inline bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
 	return s->scanned >= upto || scan_more(t, s, upto, force);
 }
 
-static bool rf_seen(const struct msr_tso *t, const struct msr_op *op)
+static inline bool rf_seen(const struct msr_tso *t,
+			   const struct msr_op *op)
 {
 	unsigned b, k;
 
@@ -1317,10 +1318,13 @@ void msr_tso_add_op(struct msr_tso *t, const struct msr_op *op)
 	s = strand_get(t, op->strand);
 	if (!s)
 		return;
-	/* stores and barriers never wait: no readiness test */
-	if (!s->qlen && ((op->kind != MSR_OP_LOAD &&
-			  op->kind != MSR_OP_ATOMIC) ||
-			 op_ready(t, s, op, false))) {
+	/* stores and barriers never wait: no readiness test; a load after
+	 * a scanned barrier only needs the commits it read */
+	if (!s->qlen &&
+	    ((op->kind != MSR_OP_LOAD && op->kind != MSR_OP_ATOMIC) ||
+	     (op->kind == MSR_OP_LOAD && s->scanned >= s->barrier_upto
+		      ? (op->pa & TSO_IO_BIT) || rf_seen(t, op)
+		      : op_ready(t, s, op, false)))) {
 		op_run(t, s, op);
 		return;
 	}
