@@ -45,7 +45,6 @@ struct tso_crec {
 	uint32_t ts;
 	uint8_t strand, mask, step_op;
 	uint8_t data[8];
-	bool rmo, atomic;
 };
 
 /* One store entry of a strand, in a ring indexed by sseq. */

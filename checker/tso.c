@@ -281,8 +281,6 @@ static void commit_record(struct msr_tso *t, const struct msr_commit *c,
 	rec->ts = c->ts;
 	rec->strand = c->strand;
 	rec->mask = c->mask;
-	rec->rmo = c->rmo;
-	rec->atomic = c->atomic;
 	memcpy(rec->data, c->data, 8);
 }
 
