@@ -11,6 +11,8 @@
 #ifndef MSR_TSO_INTERNAL_H
 #define MSR_TSO_INTERNAL_H
 
+#include <string.h>
+
 #include "checker.h"
 
 /* How a lower bound on a strand's memory-order position was established. */
@@ -43,7 +45,6 @@ struct tso_crec {
 	uint32_t ts;
 	uint8_t strand, mask, step_op;
 	uint8_t data[8];
-	bool rmo, atomic;
 };
 
 /* One store entry of a strand, in a ring indexed by sseq. */
@@ -51,6 +52,9 @@ struct tso_srec {
 	uint64_t sseq;      /* 0 = empty slot */
 	uint64_t co;        /* 0 = not committed (yet) */
 	bool have_op, rmo, atomic;
+	bool lazy;          /* info.value not set: it is raw under raw_mask */
+	uint8_t raw_mask;
+	uint8_t raw[8];
 	struct msr_proof_op info; /* the executed store, when have_op */
 };
 
@@ -73,6 +77,10 @@ struct tso_own {
 	uint64_t key;
 	uint64_t sseq[8];  /* 0 = none */
 	uint64_t co[8];    /* its commit, 0 = not committed yet */
+	uint64_t maxco;    /* highest co of the used bytes (when !pend) */
+	uint64_t uni;      /* != 0: every byte's sseq (one whole-block store) */
+	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
+	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
 };
 
@@ -107,7 +115,8 @@ struct tso_byte {
 
 struct tso_load {
 	const struct msr_op *op;
-	struct msr_proof_op self;
+	struct msr_proof_op self; /* valid when self_ok (built on demand) */
+	bool self_ok;
 	unsigned nb;
 	struct tso_byte b[64];
 	bool reported;
@@ -138,17 +147,128 @@ static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 
 /* tso_map.c */
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
-void *tso_map_slot(const struct tso_map *m, size_t i);
-/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
- * or out of memory. */
-void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create);
+int tso_map_grow(struct tso_map *m);
+/* Remove the entry at `e` (see tso_map_del_at). */
 void tso_map_del(struct tso_map *m, void *e);
 
-/* tso.c */
-const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co);
+static inline void *tso_map_slot(const struct tso_map *m, size_t i)
+{
+	return m->slots + i * m->esz;
+}
+
+static inline uint64_t tso_hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
+ * size the slot arithmetic and the clearing compile to a few stores. */
+static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
+			       size_t esz)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	if (create && (m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0)
+		return NULL;
+	i = tso_hash64(key) & (m->cap - 1);
+	for (;;) {
+		unsigned char *e = m->slots + i * esz;
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k) {
+			if (!create)
+				return NULL;
+			memset(e, 0, esz);
+			memcpy(e, &key, sizeof(key));
+			m->n++;
+			return e;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+/* The entry of block `pa8`, created zeroed when `create`; NULL when absent
+ * or out of memory. Inline: it runs several times per operation. */
+static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
+{
+	return tso_map_at(m, pa8, create, m->esz);
+}
+
+/* Remove the entry at `e` of `esz` bytes (= m->esz); linear probing:
+ * shift later entries back. */
+static inline void tso_map_del_at(struct tso_map *m, void *e, size_t esz)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, m->slots + j * esz, sizeof(key));
+		if (!key)
+			break;
+		h = tso_hash64(key) & mask;
+		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
+			i = j;
+		}
+	}
+	memset(m->slots + i * esz, 0, sizeof(uint64_t)); /* key 0: empty */
+	m->n--;
+}
+
+/* The two maps of the pass. */
+static inline struct tso_block *tso_block_find(struct tso_map *m,
+					       uint64_t pa8, bool create)
+{
+	return tso_map_at(m, pa8, create, sizeof(struct tso_block));
+}
+
+static inline struct tso_own *tso_own_find(struct tso_map *m, uint64_t pa8,
+					   bool create)
+{
+	return m->n || create ? tso_map_at(m, pa8, create,
+					   sizeof(struct tso_own))
+			      : NULL;
+}
+
+/* The commit with number `co` while it is in the ring, else NULL. */
+static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,
+						  uint64_t co)
+{
+	const struct tso_crec *c = &t->ring[co & (t->ring_cap - 1)];
+
+	return co && c->co == co ? c : NULL;
+}
 
 /* tso_proof.c: proof operations of loads (their value) and of commits */
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
+/* The proof value of the bytes `m` of one block `src` (block order). */
+uint64_t tso_proof_value(const uint8_t *src, unsigned m);
+
+/* The load's own proof op, built on first use (most loads never need it). */
+static inline const struct msr_proof_op *tso_load_self(struct tso_load *l)
+{
+	if (!l->self_ok) {
+		tso_proof_load(l->op, &l->self);
+		l->self_ok = true;
+	}
+	return &l->self;
+}
 void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out);
 void tso_proof_dma(uint64_t pa, uint8_t val, struct msr_proof_op *out);

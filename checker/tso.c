@@ -17,6 +17,7 @@
  * It never reads traces, never allocates per operation in the steady state,
  * and never reports an execution that TSO allows.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,6 @@
 /* Rings                                                                     */
 /* ------------------------------------------------------------------------ */
 
-const struct tso_crec *tso_crec_get(const struct msr_tso *t, uint64_t co)
-{
-	const struct tso_crec *c;
-
-	if (!co)
-		return NULL;
-	c = &t->ring[co & (t->ring_cap - 1)];
-	return c->co == co ? c : NULL;
-}
-
 static struct tso_crec *crec_mut(struct msr_tso *t, uint64_t co)
 {
 	return (struct tso_crec *)tso_crec_get(t, co);
@@ -57,6 +48,14 @@ static struct tso_srec *srec_get(struct tso_strand *s, uint64_t sseq)
 		return NULL;
 	r = &s->st[sseq & (s->st_cap - 1)];
 	return r->sseq == sseq ? r : NULL;
+}
+
+/* The executed store's proof op, its value filled in if still raw. */
+static void srec_info(const struct tso_srec *r, struct msr_proof_op *out)
+{
+	*out = r->info;
+	if (r->lazy)
+		out->value = tso_proof_value(r->raw, r->raw_mask);
 }
 
 static bool srec_pending(const struct tso_srec *r)
@@ -102,12 +101,10 @@ static struct tso_srec *srec_put(struct msr_tso *t, struct tso_strand *s,
 	return r;
 }
 
-static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
+static struct tso_strand *strand_new(struct msr_tso *t, unsigned idx)
 {
 	struct tso_strand *s = &t->s[idx];
 
-	if (s->st)
-		return s;
 	s->st = calloc(ST_RING_INIT, sizeof(*s->st));
 	s->st_cap = ST_RING_INIT;
 	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
@@ -117,6 +114,11 @@ static struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
 		return NULL;
 	}
 	return s;
+}
+
+static inline struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
+{
+	return t->s[idx].st ? &t->s[idx] : strand_new(t, idx);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -171,33 +173,76 @@ void msr_tso_destroy(struct msr_tso *t)
 /* Commits                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A whole-block commit over bytes whose newest commit is one and the same
+ * (the usual case): link them all at once. False when they differ. */
+static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
+{
+	uint64_t l0 = b->latest[0];
+	struct tso_crec *prev;
+	unsigned i, same = 1;
+
+	for (i = 1; i < 8; i++)
+		same &= b->latest[i] == l0;
+	if (!same)
+		return false;
+	if (!l0) {
+		for (i = 0; i < 8; i++)
+			b->first[i] = co;
+	} else if ((prev = crec_mut(t, l0))) {
+		for (i = 0; i < 8; i++)
+			prev->next[i] = co;
+	}
+	for (i = 0; i < 8; i++)
+		b->latest[i] = co;
+	return true;
+}
+
 static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 {
 	struct tso_block *b;
-	unsigned i;
+	struct tso_crec *prev = NULL;
+	uint64_t pco = 0;
+	unsigned i, m;
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
-	b = tso_map_find(&t->blocks, c->pa8, true);
+	b = tso_block_find(&t->blocks, c->pa8, true);
 	if (!b) {
 		t->nomem = true;
 		return;
 	}
-	for (i = 0; i < 8; i++) {
-		struct tso_crec *prev;
-
-		if (!(c->mask & (0x80u >> i)))
-			continue;
+	if (c->mask == 0xff && link_all(t, b, c->co))
+		return;
+	/* the bytes' previous commits are usually one commit: look it up
+	 * once, not per byte */
+	for (m = c->mask; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
 		if (!b->latest[i]) {
 			b->first[i] = c->co;
-		} else if ((prev = crec_mut(t, b->latest[i]))) {
-			prev->next[i] = c->co;
+		} else {
+			if (b->latest[i] != pco) {
+				pco = b->latest[i];
+				prev = crec_mut(t, pco);
+			}
+			if (prev)
+				prev->next[i] = c->co;
 		}
 		b->latest[i] = c->co;
 	}
 }
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
+
+/* The highest co of an own-store entry's used bytes. */
+static void own_maxco(struct tso_own *e)
+{
+	unsigned i;
+
+	e->maxco = 0;
+	for (i = 0; i < 8; i++)
+		if (e->sseq[i] && e->co[i] > e->maxco)
+			e->maxco = e->co[i];
+}
 
 /* A commit may unblock any waiting strand: retry each (they are few). */
 static void drain_blocked(struct msr_tso *t)
@@ -224,7 +269,7 @@ static void commit_record(struct msr_tso *t, const struct msr_commit *c,
 	struct tso_crec *rec = &t->ring[c->co & (t->ring_cap - 1)];
 	bool op = sr && sr->have_op;
 
-	memset(rec, 0, sizeof(*rec));
+	memset(rec->next, 0, sizeof(rec->next));
 	rec->co = c->co;
 	rec->pa8 = c->pa8;
 	rec->sseq = c->sseq;
@@ -236,8 +281,6 @@ static void commit_record(struct msr_tso *t, const struct msr_commit *c,
 	rec->ts = c->ts;
 	rec->strand = c->strand;
 	rec->mask = c->mask;
-	rec->rmo = c->rmo;
-	rec->atomic = c->atomic;
 	memcpy(rec->data, c->data, 8);
 }
 
@@ -264,10 +307,27 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	commit_link(t, c);
 	if (!sr)
 		return;
-	own = tso_map_find(&s->own, c->pa8, false);
-	for (i = 0; own && i < 8; i++)
-		if (own->sseq[i] == c->sseq)
-			own->co[i] = c->co;
+	own = tso_own_find(&s->own, c->pa8, false);
+	if (own) {
+		unsigned hit = 0;
+
+		if (own->uni == c->sseq) { /* its whole-block store */
+			for (i = 0; i < 8; i++)
+				own->co[i] = c->co;
+			hit = 0xff;
+		} else {
+			for (i = 0; i < 8; i++)
+				if (own->sseq[i] == c->sseq) {
+					own->co[i] = c->co;
+					hit |= 0x80u >> i;
+				}
+		}
+		/* the newest co: above every co already in the entry */
+		if (hit) {
+			own->pend &= (uint8_t)~hit;
+			own->maxco = c->co;
+		}
+	}
 	if (!c->rmo) {
 		if (c->sseq < s->ss_last)
 			tso_report_store_order(t, c, later_co(s));
@@ -282,45 +342,68 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 /* Floors                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Fold the strand's executed stores up to sseq `upto` into the StoreLoad
- * floor. False when one of them has not committed yet (unless `force`). */
-static bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
-			uint64_t upto, bool force)
+/* The StoreLoad witness: own store `r`, ordered before by the barrier. */
+static void sl_wit(const struct msr_tso *t, struct tso_strand *s,
+		   const struct tso_srec *r)
 {
+	struct tso_wit *w = &s->w_sl;
+
+	memset(w, 0, sizeof(*w));
+	w->type = TSO_WIT_OWN;
+	w->co = r->co;
+	w->rmo = r->rmo;
+	w->barrier = s->barrier_op;
+	w->has_barrier = !(s->barrier_is_atomic && r->atomic &&
+			   r->info.iseq == s->barrier_op.iseq);
+	tso_proof_store(t, r->co, r->info.pa, &w->store);
+	w->store.iseq = r->info.iseq;
+	w->store.pc = r->info.pc;
+	w->store.op = r->info.op;
+}
+
+/* Fold the strand's executed stores up to sseq `upto` into the StoreLoad
+ * floor. False when one of them has not committed yet (unless `force`).
+ * Only the store that raises the floor last names the witness, so it is
+ * built once. */
+static bool scan_more(const struct msr_tso *t, struct tso_strand *s,
+		      uint64_t upto, bool force)
+{
+	const struct tso_srec *top = NULL;
+	bool ok = true;
+
 	while (s->scanned < upto) {
 		uint64_t sseq = s->scanned + 1;
-		struct tso_srec *r = srec_get(s, sseq);
+		const struct tso_srec *r = srec_get(s, sseq);
 
 		/* RMO stores are acknowledged before they commit, so a
 		 * barrier does not wait for their commit */
 		if (r && r->have_op && !r->rmo) {
 			if (!r->co) {
-				if (!force)
-					return false;
+				if (!force) {
+					ok = false;
+					break;
+				}
 			} else if (r->co > s->f_sl) {
-				struct tso_wit *w = &s->w_sl;
-
 				s->f_sl = r->co;
-				memset(w, 0, sizeof(*w));
-				w->type = TSO_WIT_OWN;
-				w->co = r->co;
-				w->rmo = r->rmo;
-				w->barrier = s->barrier_op;
-				w->has_barrier =
-					!(s->barrier_is_atomic && r->atomic &&
-					  r->info.iseq == s->barrier_op.iseq);
-				tso_proof_store(t, r->co, r->info.pa, &w->store);
-				w->store.iseq = r->info.iseq;
-				w->store.pc = r->info.pc;
-				w->store.op = r->info.op;
+				top = r;
 			}
 		}
 		s->scanned = sseq;
 	}
-	return true;
+	if (top)
+		sl_wit(t, s, top);
+	return ok;
 }
 
-static bool rf_seen(const struct msr_tso *t, const struct msr_op *op)
+/* Usually there is nothing new to fold: no call then. */
+static inline bool scan_stores(const struct msr_tso *t, struct tso_strand *s,
+			       uint64_t upto, bool force)
+{
+	return s->scanned >= upto || scan_more(t, s, upto, force);
+}
+
+static inline bool rf_seen(const struct msr_tso *t,
+			   const struct msr_op *op)
 {
 	unsigned b, k;
 
@@ -405,12 +488,23 @@ static uint64_t next_after(const struct msr_tso *t,
 	return c && c > d ? c : b->latest[i];
 }
 
+/* The proof op of own store entry `sseq` (zero when it did not execute). */
+static void own_proof(struct tso_strand *s, uint64_t sseq,
+		      struct msr_proof_op *out)
+{
+	const struct tso_srec *y = srec_get(s, sseq);
+
+	memset(out, 0, sizeof(*out));
+	if (y && y->have_op)
+		srec_info(y, out);
+}
+
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
  * order: the load sits after that place and before the next commit. */
-static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
-			struct tso_load *l, const struct msr_rf *rf,
-			uint64_t yco, bool own, const struct tso_srec *y,
-			struct tso_byte *out)
+static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
+			const struct tso_block *bk, struct tso_load *l,
+			const struct msr_rf *rf, uint64_t yco, bool own,
+			uint64_t ysseq, struct tso_byte *out)
 {
 	struct msr_proof_op yp;
 
@@ -420,9 +514,7 @@ static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
 	out->lo = out->src = rf->co;
 	out->hi = next_after(t, bk, rf->co, out->pa);
 	if (own && (!yco || rf->co < yco)) {
-		memset(&yp, 0, sizeof(yp));
-		if (y && y->have_op)
-			yp = y->info;
+		own_proof(s, ysseq, &yp);
 		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
@@ -430,7 +522,9 @@ static bool dma_resolve(struct msr_tso *t, const struct tso_block *bk,
 }
 
 /* Resolve one source byte of a load against the strand's own stores;
- * false (and a violation) when the source alone breaks an axiom. */
+ * false (and a violation) when the source alone breaks an axiom. The
+ * general case (bypasses, DMA writes, unaligned blocks): src_resolve
+ * handles the usual commits and initial values a source at a time. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
 			 const struct tso_own *own, const struct tso_block *bk,
@@ -441,7 +535,6 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 	bool yrmo = own && (own->rmo & (0x80u >> i));
 	bool mine = rf->strand == l->op->strand;
 	uint64_t c = rf->kind == MSR_RF_COMMIT ? rf->co : 0;
-	struct tso_srec *y = srec_get(s, ysseq);
 	struct msr_proof_op yp;
 
 	out->pa = pa;
@@ -464,7 +557,7 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			memset(&yp, 0, sizeof(yp));
 			yp.strand = rf->strand;
 			if (bs && bs->have_op)
-				yp = bs->info;
+				srec_info(bs, &yp);
 			tso_report_bypass(t, l, rf, &yp, pa);
 			return false;
 		}
@@ -474,8 +567,8 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (rf->kind == MSR_RF_DMA)
-		return dma_resolve(t, bk, l, rf, ysseq && !yrmo ? yco : 0,
-				   ysseq && !yrmo, y, out);
+		return dma_resolve(t, s, bk, l, rf, ysseq && !yrmo ? yco : 0,
+				   ysseq && !yrmo, ysseq, out);
 	if (rf->kind == MSR_RF_COMMIT && c > t->n)
 		return false; /* never committed (end of input) */
 	if (rf->kind == MSR_RF_COMMIT && mine &&
@@ -495,14 +588,83 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 		return true;
 	}
 	if (ysseq && !yrmo && (!yco || c < yco)) {
-		memset(&yp, 0, sizeof(yp));
-		if (y && y->have_op)
-			yp = y->info;
+		own_proof(s, ysseq, &yp);
 		tso_report_own_stale(t, l, out, yco, &yp);
 		return false;
 	}
 	out->lo = c;
 	return true;
+}
+
+static const uint64_t no_next[8];
+
+/*
+ * The bytes `m` of block `blk` that source `rf` (a commit or the initial
+ * value) supplied: byte_resolve's rules with the per-source facts worked
+ * out once and the per-byte part reduced to the next-store link and the
+ * own-store check.
+ */
+static void src_resolve(struct msr_tso *t, struct tso_strand *s,
+			struct tso_load *l, const struct msr_op_block *blk,
+			const struct msr_rf *rf, unsigned m,
+			const struct tso_own *own, const struct tso_block *bk)
+{
+	bool commit = rf->kind == MSR_RF_COMMIT;
+	bool mine = commit && rf->strand == l->op->strand;
+	uint64_t c = commit ? rf->co : 0;
+	const uint64_t *nx = NULL; /* next store per byte, else the newest */
+	unsigned i;
+
+	if (commit && c > t->n)
+		return; /* never committed (end of input) */
+	if (mine && l->op->kind == MSR_OP_ATOMIC &&
+	    rf->sseq == l->op->blk[0].sseq) {
+		own = NULL; /* its own write: an atomicity break */
+	} else if (mine && rf->sseq > s->last_st_sseq) {
+		if (l->nb < 64)
+			tso_report_own_later(t, l, c,
+					     blk->pa8 + (unsigned)__builtin_clz(m) - 24u);
+		return;
+	}
+	if (!c) {
+		nx = bk ? bk->first : no_next;
+	} else {
+		const struct tso_crec *cr = tso_crec_get(t, c);
+
+		if (cr && cr->pa8 == blk->pa8)
+			nx = cr->next;
+	}
+	for (; m; m &= ~(0x80u >> i)) {
+		struct tso_byte *out = &l->b[l->nb];
+		uint64_t lo = c;
+
+		i = (unsigned)__builtin_clz(m) - 24u;
+		if (l->nb >= 64)
+			return;
+		out->pa = blk->pa8 + i;
+		out->val = blk->load[i];
+		out->dma = false;
+		out->src = c;
+		out->hi = nx ? nx[i]
+			     : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+		if (own && own->sseq[i]) {
+			uint64_t ysseq = own->sseq[i], yco = own->co[i];
+
+			if (mine && rf->sseq == ysseq) {
+				lo = 0; /* its own youngest store */
+			} else if (!(own->rmo & (0x80u >> i)) &&
+				   (!yco || c < yco)) {
+				struct msr_proof_op yp;
+
+				out->lo = 0;
+				own_proof(s, ysseq, &yp);
+				tso_report_own_stale(t, l, out, yco, &yp);
+				continue;
+			}
+		}
+		out->lo = lo;
+		l->nb++;
+	}
 }
 
 static void load_resolve(struct msr_tso *t, struct tso_strand *s,
@@ -513,15 +675,24 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	l->nb = 0;
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
-		const struct tso_own *own = tso_map_find(&s->own, blk->pa8, false);
-		const struct tso_block *bk = tso_map_find(&t->blocks, blk->pa8,
+		const struct tso_own *own =
+			tso_own_find(&s->own, blk->pa8, false);
+		const struct tso_block *bk = tso_block_find(&t->blocks, blk->pa8,
 						      false);
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
+			unsigned m = rf->mask & blk->mask;
 
+			if (!m)
+				continue;
+			if ((rf->kind != MSR_RF_BYPASS &&
+			     rf->kind != MSR_RF_DMA) && !(blk->pa8 & 7)) {
+				src_resolve(t, s, l, blk, rf, m, own, bk);
+				continue;
+			}
 			for (i = 0; i < 8; i++) {
-				if (!(rf->mask & blk->mask & (0x80u >> i)))
+				if (!(m & (0x80u >> i)))
 					continue;
 				if (l->nb >= 64)
 					continue;
@@ -553,63 +724,276 @@ static void stale_pick(struct msr_tso *t, struct tso_strand *s,
 		tso_report_stale(t, l, self, MSR_V_TSO_VALUE, b);
 }
 
-/* Start the scratch load: only its header, the byte slots are reset one
- * by one as load_resolve fills them (clearing all 64 costs more than the
- * whole placement of a small load). */
+/* Start the scratch load: only its header, the byte slots are set one by
+ * one as load_resolve fills them and the proof op is built on demand
+ * (clearing all 64 slots costs more than the whole placement of a small
+ * load). */
 static void load_begin(struct tso_load *l, const struct msr_op *op)
 {
 	l->op = op;
 	l->nb = 0;
 	l->reported = false;
-	tso_proof_load(op, &l->self);
+	l->self_ok = false;
 }
 
-/* Place a load (or one 16-byte piece of a block load) after the strand's
- * earlier loads and barriers. */
-static void place_load(struct msr_tso *t, struct tso_strand *s,
-		       const struct msr_op *op, unsigned b0, unsigned bn)
+/* The witness "this load read store `lo` at byte `b`". */
+static void self_wit(const struct msr_tso *t, struct tso_load *l,
+		     uint64_t lo, const struct tso_byte *b, struct tso_wit *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!lo)
+		return;
+	w->type = TSO_WIT_RF;
+	w->co = lo;
+	w->via = *tso_load_self(l);
+	w->via_pa = l->op->pa;
+	w->via_size = l->op->size;
+	w->dma = b->dma;
+	if (w->dma)
+		tso_proof_dma(b->pa, b->val, &w->store);
+	else
+		tso_proof_store(t, lo, b->pa, &w->store);
+}
+
+/* load_sum for the bytes `m` a load took from its store buffer: their lo is
+ * 0, only the next-store bound counts. False when byte_resolve would
+ * report them. */
+static bool bypass_sum(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op, const struct msr_op_block *blk,
+		       const struct msr_rf *rf, unsigned m,
+		       const struct tso_own *own, const struct tso_block *bk,
+		       uint64_t *hi1, unsigned *nb)
+{
+	const struct tso_srec *bs;
+	unsigned i;
+
+	if (rf->strand != op->strand)
+		return false;
+	bs = srec_get(s, rf->sseq);
+	for (; m; m &= ~(0x80u >> i)) {
+		uint64_t ysseq, src, h;
+
+		i = (unsigned)__builtin_clz(m) - 24u;
+		ysseq = own ? own->sseq[i] : 0;
+		if (!ysseq && rf->sseq <= s->last_st_sseq &&
+		    (!bs || (bs->co && bs->co <= s->f_ll)))
+			src = bs ? bs->co : 0; /* its entry retired */
+		else if (rf->sseq != ysseq)
+			return false;
+		else
+			src = own->co[i];
+		h = src ? next_store(t, bk, src, blk->pa8 + i) : 0;
+		if (h - 1 < *hi1)
+			*hi1 = h - 1;
+		++*nb;
+	}
+	return true;
+}
+
+/*
+ * The usual load piece without byte records: every source a commit or the
+ * initial value, aligned blocks, no bytes of the strand's own stores and
+ * nothing to report while resolving. Gives what place_piece needs: the
+ * highest lo (and the first byte holding it) and the lowest hi - 1. False
+ * when the piece is not that simple; it changes nothing, so the caller
+ * can then resolve byte by byte instead.
+ */
+static bool load_sum(struct msr_tso *t, struct tso_strand *s,
+		     const struct tso_load *l, unsigned b0, unsigned bn,
+		     uint64_t *lo, struct tso_byte *lo_b, uint64_t *hi1)
+{
+	const struct msr_op *op = l->op;
+	uint64_t vlo = 0, vhi1 = UINT64_MAX, lo_pa = 0; /* in registers */
+	uint8_t lo_val = 0;
+	unsigned b, k, i, nb = 0;
+
+	for (b = b0; b < b0 + bn && b < op->nblocks; b++) {
+		const struct msr_op_block *blk = &op->blk[b];
+		const struct tso_own *own;
+		const struct tso_block *bk = NULL;
+		bool bk_ok = false; /* bk looked up: most sources never need it */
+
+		if (blk->pa8 & 7)
+			return false;
+		own = tso_own_find(&s->own, blk->pa8, false);
+		for (k = 0; k < blk->nrf; k++) {
+			const struct msr_rf *rf = &blk->rf[k];
+			unsigned m = rf->mask & blk->mask;
+			bool commit = rf->kind == MSR_RF_COMMIT;
+			bool mine = commit && rf->strand == op->strand;
+			uint64_t c = commit ? rf->co : 0;
+			const uint64_t *nx = NULL;
+
+			unsigned om; /* bytes to check against own stores */
+
+			if (!m)
+				continue;
+			if (rf->kind == MSR_RF_DMA)
+				return false;
+			if (!bk_ok && rf->kind == MSR_RF_BYPASS) {
+				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk_ok = true;
+			}
+			if (rf->kind == MSR_RF_BYPASS) {
+				if (!bypass_sum(t, s, op, blk, rf, m, own, bk,
+						&vhi1, &nb))
+					return false;
+				if (nb > 64)
+					return false;
+				continue;
+			}
+			if (commit && c > t->n)
+				continue; /* never committed: no byte */
+			om = own ? own->live & m : 0;
+			if (mine && op->kind == MSR_OP_ATOMIC &&
+			    rf->sseq == op->blk[0].sseq)
+				om = 0; /* its own write */
+			else if (mine && rf->sseq > s->last_st_sseq)
+				return false;
+			if (c) {
+				const struct tso_crec *cr = tso_crec_get(t, c);
+
+				if (cr && cr->pa8 == blk->pa8)
+					nx = cr->next;
+			}
+			if (!nx && !bk_ok) {
+				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk_ok = true;
+			}
+			if (!c)
+				nx = bk ? bk->first : no_next;
+			i = (unsigned)__builtin_clz(m) - 24u;
+			if (om) {
+				/* bytes of own stores: the youngest one itself
+				 * (lo 0), or one older than a stale read
+				 * would be (reported by the byte path) */
+				unsigned j;
+
+				for (j = 0; j < 8; j++) {
+					if (!(om & (0x80u >> j)) ||
+					    (mine && rf->sseq == own->sseq[j]))
+						continue;
+					if (!(own->rmo & (0x80u >> j)) &&
+					    (!own->co[j] || c < own->co[j]))
+						return false;
+				}
+				/* the first byte whose lo is c */
+				for (j = i; j < 8; j++)
+					if ((m & (0x80u >> j)) &&
+					    !((om & (0x80u >> j)) && mine &&
+					      rf->sseq == own->sseq[j]))
+						break;
+				if (j < 8 && c > vlo) {
+					vlo = c;
+					lo_pa = blk->pa8 + j;
+					lo_val = blk->load[j];
+				}
+			} else if (c > vlo) {
+				vlo = c;
+				lo_pa = blk->pa8 + i;
+				lo_val = blk->load[i];
+			}
+			if (m == 0xff && nx) { /* a whole block: no bit walk */
+				for (i = 0; i < 8; i++)
+					vhi1 = nx[i] - 1 < vhi1 ? nx[i] - 1 : vhi1;
+				nb += 8;
+				m = 0;
+			}
+			for (; m; m &= ~(0x80u >> i)) {
+				uint64_t h;
+
+				i = (unsigned)__builtin_clz(m) - 24u;
+				h = nx ? nx[i]
+				       : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+				if (h - 1 < vhi1)
+					vhi1 = h - 1;
+				nb++;
+			}
+			if (nb > 64)
+				return false;
+		}
+	}
+	*lo = vlo;
+	*hi1 = vhi1;
+	lo_b->pa = lo_pa;
+	lo_b->val = lo_val;
+	lo_b->dma = false;
+	return true;
+}
+
+/* The strand's position moves up to `p`, held by this load: through the
+ * store it read (`lo`, at byte `b`) or else through its StoreLoad floor. */
+static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
+		 uint64_t p, uint64_t lo, const struct tso_byte *b)
+{
+	s->f_ll = p;
+	if (p == lo) {
+		self_wit(t, l, lo, b, &s->w_ll); /* names this load as via */
+		return;
+	}
+	s->w_ll = s->w_sl;
+	s->w_ll.via = *tso_load_self(l); /* the load holding it */
+	s->w_ll.via_pa = l->op->pa;
+	s->w_ll.via_size = l->op->size;
+}
+
+/* Place a load (or one 16-byte piece of a block load, begun by the
+ * caller) after the strand's earlier loads and barriers. */
+static void place_piece(struct msr_tso *t, struct tso_strand *s,
+			unsigned b0, unsigned bn)
 {
 	struct tso_load *l = &t->ld;
-	struct tso_wit self;
-	uint64_t p, lo = 0;
+	uint64_t p, lo, hi1; /* highest lo, lowest (hi - 1) */
+	struct tso_byte lo_b;
 	unsigned i, lo_i = 0;
 
-	load_begin(l, op);
+	l->reported = false;
+	if (load_sum(t, s, l, b0, bn, &lo, &lo_b, &hi1)) {
+		p = lo;
+		if (s->f_sl > p)
+			p = s->f_sl;
+		if (s->f_ll > p)
+			p = s->f_ll;
+		if (p <= hi1) { /* no byte to report */
+			if (p > s->f_ll)
+				hold(t, s, l, p, lo, &lo_b);
+			return;
+		}
+	}
+	lo = 0;
+	hi1 = UINT64_MAX;
 	load_resolve(t, s, l, b0, bn);
-	for (i = 0; i < l->nb; i++)
+	for (i = 0; i < l->nb; i++) {
 		if (l->b[i].lo > lo) {
 			lo = l->b[i].lo;
 			lo_i = i;
 		}
-	memset(&self, 0, sizeof(self));
-	if (lo) {
-		self.type = TSO_WIT_RF;
-		self.co = lo;
-		self.via = l->self;
-		self.via_pa = op->pa;
-		self.via_size = op->size;
-		self.dma = l->b[lo_i].dma;
-		if (self.dma)
-			tso_proof_dma(l->b[lo_i].pa, l->b[lo_i].val,
-				      &self.store);
-		else
-			tso_proof_store(t, lo, l->b[lo_i].pa, &self.store);
+		if (l->b[i].hi - 1 < hi1)
+			hi1 = l->b[i].hi - 1;
 	}
 	p = lo;
 	if (s->f_sl > p)
 		p = s->f_sl;
 	if (s->f_ll > p)
 		p = s->f_ll;
-	for (i = 0; i < l->nb && !l->reported; i++)
-		if (l->b[i].hi && p >= l->b[i].hi)
-			stale_pick(t, s, l, &l->b[i], &self);
-	if (p > s->f_ll) {
-		s->f_ll = p;
-		s->w_ll = p == lo ? self : s->w_sl;
-		s->w_ll.via = l->self; /* the load that holds the position */
-		s->w_ll.via_pa = op->pa;
-		s->w_ll.via_size = op->size;
+	/* some byte's interval ends at or before p: report the first */
+	if (!l->reported && p > hi1) {
+		struct tso_wit self;
+
+		self_wit(t, l, lo, &l->b[lo_i], &self);
+		for (i = 0; i < l->nb && !l->reported; i++)
+			if (l->b[i].hi && p >= l->b[i].hi)
+				stale_pick(t, s, l, &l->b[i], &self);
 	}
+	if (p > s->f_ll)
+		hold(t, s, l, p, lo, &l->b[lo_i]);
+}
+
+static void place_load(struct msr_tso *t, struct tso_strand *s,
+		       const struct msr_op *op)
+{
+	load_begin(&t->ld, op);
+	place_piece(t, s, 0, op->nblocks);
 }
 
 /*
@@ -624,6 +1008,7 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
 	unsigned b, n;
 
+	load_begin(&t->ld, op); /* one proof op for all pieces */
 	for (b = 0; b < op->nblocks; b += n) {
 		for (n = 1; b + n < op->nblocks &&
 			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
@@ -631,7 +1016,7 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			;
 		s->f_ll = f0;
 		s->w_ll = w0;
-		place_load(t, s, op, b, n);
+		place_piece(t, s, b, n);
 		if (s->f_ll > fmax) {
 			fmax = s->f_ll;
 			wmax = s->w_ll;
@@ -653,21 +1038,16 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
  */
 static void own_sweep(struct tso_strand *s)
 {
-	unsigned k, i;
+	unsigned k;
 
 	for (k = 0; k < 4 && s->own.n; k++) {
 		struct tso_own *e;
-		bool done = true;
 
 		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
 		e = tso_map_slot(&s->own, s->own_cursor);
-		if (!e->key)
-			continue;
-		for (i = 0; i < 8 && done; i++)
-			if (e->sseq[i] && (!e->co[i] || e->co[i] > s->f_ll))
-				done = false;
-		if (done)
-			tso_map_del(&s->own, e);
+		/* every used byte committed (co != 0) at or before f_ll */
+		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
+			tso_map_del_at(&s->own, e, sizeof(*e));
 	}
 }
 
@@ -675,23 +1055,35 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
 	struct tso_own *e;
-	unsigned i;
+	unsigned i, m;
 
 	own_sweep(s);
-	e = tso_map_find(&s->own, blk->pa8, true);
+	e = tso_own_find(&s->own, blk->pa8, true);
 	if (!e) {
 		t->nomem = true;
 		return;
 	}
-	for (i = 0; i < 8; i++)
-		if (blk->mask & (0x80u >> i)) {
+	e->uni = blk->mask == 0xff ? blk->sseq : 0;
+	if (blk->mask == 0xff) { /* the usual whole-block store */
+		for (i = 0; i < 8; i++) {
 			e->sseq[i] = blk->sseq;
 			e->co[i] = co;
-			if (rmo)
-				e->rmo |= (uint8_t)(0x80u >> i);
-			else
-				e->rmo &= (uint8_t)~(0x80u >> i);
 		}
+	} else {
+		for (m = blk->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+		}
+	}
+	e->live |= blk->mask;
+	e->rmo = (uint8_t)(rmo ? e->rmo | blk->mask : e->rmo & ~blk->mask);
+	if (!co) {
+		e->pend |= blk->mask;
+	} else { /* committed before it executed: any co, look again */
+		e->pend &= (uint8_t)~blk->mask;
+		own_maxco(e);
+	}
 }
 
 /* Executed store entry: remember it for proofs and own-store checks. */
@@ -708,7 +1100,26 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
-	tso_proof_load(op, &r->info);
+	if (op->nblocks == 1) {
+		/* the value is only shown in reports: keep the bytes */
+		const struct msr_op_block *b0 = &op->blk[0];
+
+		memset(&r->info, 0, sizeof(r->info));
+		r->info.strand = op->strand;
+		r->info.op = op->step_op;
+		r->info.iseq = op->iseq;
+		r->info.pc = op->pc;
+		r->info.size = op->size;
+		r->info.ts = op->ts;
+		r->info.event = op->event;
+		r->lazy = true;
+		r->raw_mask = b0->mask;
+		memcpy(r->raw, op->kind == MSR_OP_STORE ? b0->store : b0->load,
+		       sizeof(r->raw));
+	} else {
+		tso_proof_load(op, &r->info);
+		r->lazy = false;
+	}
 	r->info.pa = blk->pa8;
 	if (r->co && (c = crec_mut(t, r->co))) {
 		c->iseq = op->iseq;
@@ -757,7 +1168,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	unsigned i, b;
 
 	if (!co_a) { /* never committed: check it as a plain load */
-		place_load(t, s, op, 0, op->nblocks);
+		place_load(t, s, op);
 		goto store;
 	}
 	q = co_a - 1;
@@ -798,7 +1209,7 @@ static void op_run(struct msr_tso *t, struct tso_strand *s,
 		if (op->pa & TSO_IO_BIT)
 			return; /* non-cacheable: outside TSO */
 		if (op->step_op != MSR_STEP_LDBLK) {
-			place_load(t, s, op, 0, op->nblocks);
+			place_load(t, s, op);
 			return;
 		}
 		place_block_load(t, s, op);
@@ -887,7 +1298,12 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 	}
 	if (s->qlen++ == 0)
 		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);
-	s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)] = *op;
+	/* only the blocks in use: an op is 2 KiB, most of it unused blocks */
+	memcpy(&s->q[(s->qhead + s->qlen - 1) & (s->qcap - 1)], op,
+	       offsetof(struct msr_op, blk) +
+		       sizeof(op->blk[0]) * (op->nblocks < MSR_OP_MAX_BLOCKS
+						     ? op->nblocks
+						     : MSR_OP_MAX_BLOCKS));
 	return 0;
 }
 
@@ -900,7 +1316,13 @@ void msr_tso_add_op(struct msr_tso *t, const struct msr_op *op)
 	s = strand_get(t, op->strand);
 	if (!s)
 		return;
-	if (!s->qlen && op_ready(t, s, op, false)) {
+	/* stores and barriers never wait: no readiness test; a load after
+	 * a scanned barrier only needs the commits it read */
+	if (!s->qlen &&
+	    ((op->kind != MSR_OP_LOAD && op->kind != MSR_OP_ATOMIC) ||
+	     (op->kind == MSR_OP_LOAD && s->scanned >= s->barrier_upto
+		      ? (op->pa & TSO_IO_BIT) || rf_seen(t, op)
+		      : op_ready(t, s, op, false)))) {
 		op_run(t, s, op);
 		return;
 	}

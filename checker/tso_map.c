@@ -9,16 +9,6 @@
 
 #include "tso-internal.h"
 
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
 {
 	m->slots = calloc(cap, esz);
@@ -28,12 +18,8 @@ int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
 	return m->slots ? 0 : -1;
 }
 
-void *tso_map_slot(const struct tso_map *m, size_t i)
-{
-	return m->slots + i * m->esz;
-}
-
-static int map_grow(struct tso_map *m)
+/* Double the capacity, rehashing every entry. */
+int tso_map_grow(struct tso_map *m)
 {
 	struct tso_map nm;
 	size_t i;
@@ -47,7 +33,7 @@ static int map_grow(struct tso_map *m)
 		memcpy(&key, tso_map_slot(m, i), sizeof(key));
 		if (!key)
 			continue;
-		j = hash64(key) & (nm.cap - 1);
+		j = tso_hash64(key) & (nm.cap - 1);
 		for (;;) {
 			uint64_t k2;
 
@@ -64,58 +50,7 @@ static int map_grow(struct tso_map *m)
 	return 0;
 }
 
-/* Entry of block `pa8`; created (zeroed) when `create`. NULL when absent
- * or out of memory (t->nomem is set by the caller's check). */
-void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)
-{
-	uint64_t key = pa8 + 1;
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	if (create && (m->n + 1) * 2 > m->cap && map_grow(m) < 0)
-		return NULL;
-	i = hash64(key) & (m->cap - 1);
-	for (;;) {
-		void *e = tso_map_slot(m, i);
-		uint64_t k;
-
-		memcpy(&k, e, sizeof(k));
-		if (k == key)
-			return e;
-		if (!k) {
-			if (!create)
-				return NULL;
-			memset(e, 0, m->esz);
-			memcpy(e, &key, sizeof(key));
-			m->n++;
-			return e;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-/* Remove the entry at `e` (linear probing: shift later entries back). */
 void tso_map_del(struct tso_map *m, void *e)
 {
-	size_t i = (size_t)((unsigned char *)e - m->slots) / m->esz, j = i;
-	size_t mask = m->cap - 1;
-
-	for (;;) {
-		uint64_t key;
-		size_t h;
-
-		j = (j + 1) & mask;
-		memcpy(&key, tso_map_slot(m, j), sizeof(key));
-		if (!key)
-			break;
-		h = hash64(key) & mask;
-		/* the entry at j may move to i unless its home lies in (i, j] */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			memcpy(tso_map_slot(m, i), tso_map_slot(m, j), m->esz);
-			i = j;
-		}
-	}
-	memset(tso_map_slot(m, i), 0, m->esz);
-	m->n--;
+	tso_map_del_at(m, e, m->esz);
 }

@@ -9,6 +9,36 @@
 
 #include "tso-internal.h"
 
+/* The bytes at `src` (block order) as a big-endian number. */
+static uint64_t be64(const uint8_t *src)
+{
+	uint64_t v;
+
+	memcpy(&v, src, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+uint64_t tso_proof_value(const uint8_t *src, unsigned m)
+{
+	uint64_t v = 0;
+	unsigned first, tz, i;
+
+	if (!m)
+		return 0;
+	first = (unsigned)__builtin_clz(m) - 24u;
+	tz = (unsigned)__builtin_ctz(m);
+	if (!((m >> tz) & ((m >> tz) + 1))) /* one run of set bits */
+		return (be64(src) << (8 * first)) >> (8 * (first + tz));
+	for (; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
+		v = v << 8 | src[i];
+	}
+	return v;
+}
+
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 {
 	unsigned b, i, n = 0;
@@ -22,14 +52,36 @@ void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out)
 	out->size = op->size;
 	out->ts = op->ts;
 	out->event = op->event;
-	/* walk the set bits of each block's mask, lowest address first */
+	/* the set bits of each block's mask, lowest address first; a
+	 * contiguous mask (the usual case) is one shift of the block */
+	if (op->nblocks == 1) {
+		out->value = tso_proof_value(op->kind == MSR_OP_STORE
+						     ? op->blk[0].store
+						     : op->blk[0].load,
+					     op->blk[0].mask);
+		return;
+	}
 	for (b = 0; b < op->nblocks && n < 8; b++) {
 		const uint8_t *src = op->kind == MSR_OP_STORE ? op->blk[b].store
 							       : op->blk[b].load;
-		unsigned m = op->blk[b].mask;
+		unsigned m = op->blk[b].mask, first, tz, k;
 
+		if (!m)
+			continue;
+		first = (unsigned)__builtin_clz(m) - 24u; /* bit 7 = byte 0 */
+		tz = (unsigned)__builtin_ctz(m);
+		if (!((m >> tz) & ((m >> tz) + 1))) { /* one run of set bits */
+			unsigned cnt = 8u - tz - first;
+			uint64_t chunk;
+
+			k = cnt < 8 - n ? cnt : 8 - n;
+			chunk = (be64(src) << (8 * first)) >> (64 - 8 * k);
+			out->value = k == 8 ? chunk : out->value << (8 * k) | chunk;
+			n += k;
+			continue;
+		}
 		for (; m && n < 8; n++) {
-			i = (unsigned)__builtin_clz(m) - 24u; /* bit 7 = byte 0 */
+			i = (unsigned)__builtin_clz(m) - 24u;
 			out->value = out->value << 8 | src[i];
 			m &= ~(0x80u >> i);
 		}
@@ -40,7 +92,7 @@ void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 		     struct msr_proof_op *out)
 {
 	const struct tso_crec *c = tso_crec_get(t, co);
-	unsigned i, first = 8, n = 0;
+	unsigned first, n;
 
 	memset(out, 0, sizeof(*out));
 	out->pa = pa;
@@ -52,21 +104,17 @@ void tso_proof_store(const struct msr_tso *t, uint64_t co, uint64_t pa,
 	out->pc = c->pc;
 	out->ts = c->ts;
 	out->event = c->event;
-	for (i = 0; i < 8; i++)
-		if (c->mask & (0x80u >> i)) {
-			if (first == 8)
-				first = i;
-			n = i - first + 1;
-		}
-	if (first == 8) {
+	if (!c->mask) {
 		out->pa = c->pa8;
 		out->size = 8;
 		return;
 	}
+	/* the bytes from the first to the last one written */
+	first = (unsigned)__builtin_clz(c->mask) - 24u;
+	n = 8u - (unsigned)__builtin_ctz(c->mask) - first;
 	out->pa = c->pa8 + first;
 	out->size = (uint8_t)n;
-	for (i = first; i < first + n; i++)
-		out->value = out->value << 8 | c->data[i];
+	out->value = (be64(c->data) << (8 * first)) >> (64 - 8 * n);
 }
 
 /* A DMA_ST / MEM_SLAM write is no op of any strand: strand 0, iseq 0. */
@@ -134,6 +182,7 @@ void tso_report_bypass(struct msr_tso *t, struct tso_load *l,
 	if (l->reported)
 		return;
 	l->reported = true;
+	tso_load_self(l);
 	tso_report_init(&r, MSR_V_TSO_VALUE, l->op);
 	r.pa = pa;
 	tso_report_push(&r, sp, MSR_REL_RF);
@@ -156,6 +205,7 @@ void tso_report_own_later(struct msr_tso *t, struct tso_load *l, uint64_t c,
 	if (l->reported)
 		return;
 	l->reported = true;
+	tso_load_self(l);
 	tso_proof_store(t, c, pa, &sp);
 	tso_report_init(&r, tso_overlaps(l->op->pa, l->op->size, sp.pa, sp.size)
 				    ? MSR_V_TSO_COHERENCE
@@ -184,6 +234,7 @@ void tso_report_own_stale(struct msr_tso *t, struct tso_load *l,
 	if (l->reported)
 		return;
 	l->reported = true;
+	tso_load_self(l);
 	if (yco) {
 		tso_proof_store(t, yco, b->pa, &sp);
 		sp.iseq = yp->iseq;
@@ -248,6 +299,7 @@ void tso_report_stale(struct msr_tso *t, struct tso_load *l,
 	const char *why, *tail;
 
 	l->reported = true;
+	tso_load_self(l);
 	tso_report_init(&r, kind, l->op);
 	r.pa = b->pa;
 	r.observed_co = b->src;
@@ -348,6 +400,7 @@ void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
 	char d1[96], d2[96];
 
 	l->reported = true;
+	tso_load_self(l);
 	tso_report_init(&r, kind, l->op);
 	r.pa = b ? b->pa : l->op->pa;
 	if (w) { /* earlier load already after the atomic */
