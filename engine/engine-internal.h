@@ -35,6 +35,8 @@ struct msr_src {
 	uint64_t strand : 8;
 	uint64_t kind : 8;      /* enum msr_rf_kind */
 };
+/* two words, no padding: sources compare and copy as words */
+_Static_assert(sizeof(struct msr_src) == 16, "msr_src is two words");
 
 /* Load entry flags */
 #define LDF_DATA 0x01

@@ -45,7 +45,7 @@ static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
 	if (le->prev_same >= s->ld.head && le->prev_same != q)
 		*v = (uint32_t)le->prev_same;
 	else
-		msr_map_del(&s->ld_keys, le->key);
+		msr_map_del_at(&s->ld_keys, v);
 }
 
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)

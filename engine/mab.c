@@ -140,7 +140,7 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	uint32_t *d = msr_map_get(&e->dma_map, pa);
 
 	if (d && --*d == 0)
-		msr_map_del(&e->dma_map, pa);
+		msr_map_del_at(&e->dma_map, d);
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;

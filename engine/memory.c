@@ -41,14 +41,12 @@ void msr_mem_release(struct msr_engine *e)
 	e->hist = NULL;
 }
 
-static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
+static struct page *page_lookup(struct msr_engine *e, uint64_t pn,
+				bool create)
 {
-	uint64_t pn = pa >> MSR_PAGE_SHIFT;
-	uint32_t *v, idx;
+	uint32_t *v = msr_map_get(&e->pages_map, pn);
+	uint32_t idx;
 
-	if (e->last_page != UINT32_MAX && e->last_pn == pn)
-		return msr_pool_at(&e->pages, e->last_page);
-	v = msr_map_get(&e->pages_map, pn);
 	if (v) {
 		idx = *v;
 	} else {
@@ -63,6 +61,17 @@ static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
 	e->last_pn = pn;
 	e->last_page = idx;
 	return msr_pool_at(&e->pages, idx);
+}
+
+/* Most accesses hit the page of the previous one: keep that path inline. */
+static inline struct page *page_get(struct msr_engine *e, uint64_t pa,
+				    bool create)
+{
+	uint64_t pn = pa >> MSR_PAGE_SHIFT;
+
+	if (e->last_page != UINT32_MAX && e->last_pn == pn)
+		return msr_pool_at(&e->pages, e->last_page);
+	return page_lookup(e, pn, create);
 }
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
@@ -112,24 +121,35 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {
 	struct page *p;
-	struct blk *b;
+	struct blk *b = NULL;
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 
 	if (!mask)
 		return;
 	p = page_get(e, pa8, true);
+	if (!p)
+		return;
 	/* no block record means "initial value" for all its bytes: initial
 	 * images and slams of fresh memory need none */
-	b = msr_mem_blk(e, pa8, s->kind != MSR_RF_INIT);
-	if (!p || (!b && s->kind != MSR_RF_INIT))
+	if (s->kind != MSR_RF_INIT) {
+		b = msr_mem_blk(e, pa8, true);
+		if (!b)
+			return;
+	} else if (p->blk[off / 8]) {
+		b = msr_pool_at(&e->blks, p->blk[off / 8] - 1);
+	}
+	p->known[off / 8] |= mask;
+	if (mask == 0xff) {
+		memcpy(p->data + off, data, 8);
+		if (b)
+			for (unsigned i = 0; i < 8; i++)
+				b->src[i] = *s;
 		return;
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(0x80u >> i);
+	}
+	for (unsigned m = mask; m; m &= m - 1) {
+		unsigned i = 7 - (unsigned)__builtin_ctz(m); /* bit 7 = byte 0 */
 
-		if (!(mask & bit))
-			continue;
 		p->data[off + i] = data[i];
-		p->known[off / 8] |= bit;
 		if (b)
 			b->src[i] = *s;
 	}
@@ -187,7 +207,7 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 
 		if (v) {
 			msr_pool_free(&e->l1, *v);
-			msr_map_del(&e->l1_map, key);
+			msr_map_del_at(&e->l1_map, v);
 		}
 	}
 }

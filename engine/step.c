@@ -36,41 +36,41 @@ static const char *itname(unsigned it)
 	return it < MSR_IT_COUNT ? itype_names[it] : "?";
 }
 
-static bool src_eq(const struct msr_src *a, const struct msr_src *b)
-{
-	return a->kind == b->kind && a->strand == b->strand &&
-	       a->sseq == b->sseq && a->co == b->co;
-}
-
-/* Per-byte sources of one block -> disjoint rf runs (first-seen order). */
+/* Per-byte sources of one block -> disjoint rf runs (first-seen order).
+ * Sources compare by their two words: equal words <=> equal fields. */
 static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 {
-	b->nrf = 0;
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(0x80u >> i);
+	uint64_t w[8][2];
+	unsigned n = 0;
+
+	for (unsigned m = b->mask; m; m &= ~(0x80u >> (__builtin_clz(m) - 24))) {
+		/* byte order: bit 7 = byte 0 first */
+		unsigned i = (unsigned)__builtin_clz(m) - 24;
+		uint64_t a[2];
 		unsigned r;
 
-		if (!(b->mask & bit))
-			continue;
-		for (r = 0; r < b->nrf; r++) {
-			const struct msr_rf *f = &b->rf[r];
-			struct msr_src s = {f->co, f->sseq, f->strand, f->kind};
-
-			if (src_eq(&s, &src[i]))
+		memcpy(a, &src[i], sizeof(a));
+		for (r = 0; r < n; r++)
+			if (w[r][0] == a[0] && w[r][1] == a[1])
 				break;
-		}
-		if (r == b->nrf) {
-			b->rf[r].kind = src[i].kind;
-			b->rf[r].strand = src[i].kind == MSR_RF_COMMIT ||
-					  src[i].kind == MSR_RF_BYPASS
+		if (r == n) {
+			struct msr_rf *f = &b->rf[r];
+
+			w[r][0] = a[0];
+			w[r][1] = a[1];
+			f->kind = src[i].kind;
+			f->mask = 0;
+			f->strand = src[i].kind == MSR_RF_COMMIT ||
+					    src[i].kind == MSR_RF_BYPASS
 				? src[i].strand : 0;
-			b->rf[r].sseq = src[i].sseq;
-			b->rf[r].co = src[i].co;
-			b->rf[r].mask = 0;
-			b->nrf++;
+			f->placed = 0;
+			f->sseq = src[i].sseq;
+			f->co = src[i].co;
+			n++;
 		}
-		b->rf[r].mask |= bit;
+		b->rf[r].mask |= (uint8_t)(0x80u >> i);
 	}
+	b->nrf = (uint8_t)n;
 }
 
 static bool has_unexecuted_store(struct strand *s)
@@ -400,11 +400,15 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 }
 
 /* Block k of an op, cleared: op_init clears only the op's header, since
- * most ops use one of the eight blocks (~2 KiB to clear per step). */
+ * most ops use one of the eight blocks (~2 KiB to clear per step); the rf
+ * runs are written whole by fill_rf, only the first nrf count. */
 static struct msr_op_block *op_block(struct msr_op *op, unsigned k)
 {
-	memset(&op->blk[k], 0, sizeof(op->blk[k]));
-	return &op->blk[k];
+	struct msr_op_block *b = &op->blk[k];
+
+	memset(b, 0, offsetof(struct msr_op_block, rf));
+	b->data_event = 0;
+	return b;
 }
 
 /* Compare with ld=, learn unknown bytes, mark executed, fill op blocks. */

@@ -41,7 +41,7 @@ static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 	if (se->prev_same >= s->st.head && se->prev_same != q)
 		*v = (uint32_t)se->prev_same;
 	else
-		msr_map_del(&s->st_blocks, pa8);
+		msr_map_del_at(&s->st_blocks, v);
 }
 
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)

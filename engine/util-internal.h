@@ -101,6 +101,8 @@ static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
 /* Remove `key` if present. */
 void msr_map_del(struct msr_map *m, uint64_t key);
+/* Remove the entry whose value slot msr_map_get returned (no second probe). */
+void msr_map_del_at(struct msr_map *m, uint32_t *val);
 
 /* Fixed-size elements addressed by a 32-bit index, with a free list. */
 struct msr_pool {

@@ -7,6 +7,7 @@
  */
 #include "util-internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,31 +116,45 @@ static int map_grow(struct msr_map *m)
 
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
 {
-	uint32_t *v = msr_map_get(m, key);
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)msr_hash64(key) & mask;
 
-	if (v) {
-		*v = val;
-		return 0;
+	/* one probe finds the key or the empty slot it goes into */
+	while (m->slots[i].key != UINT64_MAX) {
+		if (m->slots[i].key == key) {
+			m->slots[i].val = val;
+			return 0;
+		}
+		i = (i + 1) & mask;
 	}
 	/* keep the load factor at or below 1/2 so probes stay short */
-	if ((m->count + 1) * 2 > m->cap && map_grow(m) < 0)
-		return -1;
-	map_insert(m->slots, m->cap, key, val);
+	if ((m->count + 1) * 2 > m->cap) {
+		if (map_grow(m) < 0)
+			return -1;
+		map_insert(m->slots, m->cap, key, val);
+	} else {
+		m->slots[i].key = key;
+		m->slots[i].val = val;
+	}
 	m->count++;
 	return 0;
 }
 
 void msr_map_del(struct msr_map *m, uint64_t key)
 {
-	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
-	struct msr_map_slot *sl = m->slots;
+	uint32_t *v = msr_map_get(m, key);
 
-	while (sl[i].key != key) {
-		if (sl[i].key == UINT64_MAX)
-			return;
-		i = (i + 1) & mask;
-	}
+	if (v)
+		msr_map_del_at(m, v);
+}
+
+void msr_map_del_at(struct msr_map *m, uint32_t *val)
+{
+	size_t mask = m->cap - 1;
+	struct msr_map_slot *sl = m->slots;
+	size_t i = (size_t)((struct msr_map_slot *)(void *)((char *)val -
+		offsetof(struct msr_map_slot, val)) - sl);
+
 	/* backward-shift deletion: no tombstones, probe chains stay intact */
 	for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		size_t home;
