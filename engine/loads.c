@@ -157,11 +157,12 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 
 		if (msr_ring_full(&s->ld))
 			ld_force_drop(e, s, ev->tnum);
-		le = msr_ring_push(&s->ld);
+		le = msr_ring_push_raw(&s->ld);
 		if (!le) {
 			e->nomem = 1;
 			return;
 		}
+		memset(le, 0, sizeof(*le));
 		seq = s->ld.tail - 1;
 		if (!group)
 			group = seq;
@@ -351,12 +352,15 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
-			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
-							true);
+		/* the pieces of a line are one record: look it up once */
+		struct l1_piece *p0 = f->dead ? NULL
+					      : msr_l1_get(e, core, line, true);
 
-			if (!p)
-				return;
+		if (!f->dead && !p0)
+			return;
+		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
+			struct l1_piece *p = p0 + k;
+
 			memcpy(p->data, f->data + 8 * k, 8);
 			memcpy(p->src, f->src + 8 * k, sizeof(p->src));
 			p->known = f->known[k];

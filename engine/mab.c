@@ -87,11 +87,12 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 		}
 		msr_mab_retire(e);
 	}
-	m = msr_ring_push(&e->mab);
+	m = msr_ring_push_raw(&e->mab);
 	if (!m) {
 		e->nomem = 1;
 		return NULL;
 	}
+	memset(m, 0, sizeof(*m));
 	*seq = e->mab.tail - 1;
 	return m;
 }
@@ -152,7 +153,7 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m->offset = ev->offset;
 	if (m->await) {
 		bank_trim(e, &e->banks[bank]);
-		bq = msr_ring_push(&e->banks[bank]);
+		bq = msr_ring_push_raw(&e->banks[bank]);
 		if (bq)
 			*bq = mseq;
 		else

@@ -19,11 +19,12 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
-	msr_pool_init(&e->l1, sizeof(struct l1_piece));
+	/* one element holds the pieces of one L1 line: lines come and go whole */
+	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
 	e->last_page = UINT32_MAX;
-	if (msr_map_init(&e->pages_map, 64) < 0 ||
-	    msr_map_init(&e->l1_map, 1024) < 0 ||
-	    msr_map_init(&e->dma_map, 16) < 0)
+	if (msr_map_init(&e->pages_map, 64, false) < 0 ||
+	    msr_map_init(&e->l1_map, 1024, false) < 0 ||
+	    msr_map_init(&e->dma_map, 16, true) < 0)
 		return -1;
 	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
 	return e->hist ? 0 : -1;
@@ -177,12 +178,14 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create)
 {
-	uint64_t key = ((uint64_t)core << 48) | pa8;
+	uint64_t lmask = (uint64_t)e->line - 1;
+	uint64_t key = ((uint64_t)core << 48) | (pa8 & ~lmask);
+	unsigned k = (unsigned)((pa8 & lmask) / 8);
 	uint32_t *v = msr_map_get(&e->l1_map, key);
 	uint32_t idx;
 
 	if (v)
-		return msr_pool_at(&e->l1, *v);
+		return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
 	if (!create)
 		return NULL;
 	idx = msr_pool_alloc(&e->l1);
@@ -190,7 +193,7 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		e->nomem = 1;
 		return NULL;
 	}
-	return msr_pool_at(&e->l1, idx);
+	return (struct l1_piece *)msr_pool_at(&e->l1, idx) + k;
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
@@ -201,7 +204,7 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 	uint64_t end = (pa + (len ? len : 1) + lmask) & ~lmask;
 
 	/* whole L1 lines overlapping [pa, pa+len) leave the core's L1 */
-	for (uint64_t a = start; a < end; a += 8) {
+	for (uint64_t a = start; a < end; a += e->line) {
 		uint64_t key = ((uint64_t)core << 48) | a;
 		uint32_t *v = msr_map_get(&e->l1_map, key);
 

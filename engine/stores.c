@@ -108,11 +108,12 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
-	se = msr_ring_push(&s->st); /* may move the ring: no pointers kept */
+	se = msr_ring_push_raw(&s->st); /* may move the ring: no pointers kept */
 	if (!se) {
 		e->nomem = 1;
 		return;
 	}
+	memset(se, 0, sizeof(*se));
 	seq = s->st.tail - 1;
 	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
 	if (first) {
@@ -229,7 +230,7 @@ static void st_unmatched_commit(struct msr_engine *e,
 		uint64_t *pc;
 
 		pcommit_trim(e, &e->strands[t]);
-		pc = msr_ring_push(&e->strands[t].pcommit);
+		pc = msr_ring_push_raw(&e->strands[t].pcommit);
 		if (pc)
 			*pc = mseq;
 		else
@@ -334,7 +335,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
-		pc = msr_ring_push(&s->pcommit);
+		pc = msr_ring_push_raw(&s->pcommit);
 		if (pc)
 			*pc = mseq;
 		else

@@ -10,6 +10,7 @@
 #ifndef MSR_ENGINE_UTIL_INTERNAL_H
 #define MSR_ENGINE_UTIL_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,20 @@ static inline int msr_ring_full(const struct msr_ring *r)
 	return r->limit && msr_ring_count(r) >= r->limit;
 }
 
+/* Double the capacity; 0, or -1 when out of memory. */
+int msr_ring_grow(struct msr_ring *r);
+
+/* Append an element left as it was (the caller clears or fills it all:
+ * a memset of a constant size there is a few stores, not a call). */
+static inline void *msr_ring_push_raw(struct msr_ring *r)
+{
+	if (msr_ring_full(r))
+		return NULL;
+	if (msr_ring_count(r) >= r->cap && msr_ring_grow(r) < 0)
+		return NULL;
+	return r->buf + (size_t)(r->tail++ & (r->cap - 1)) * r->esz;
+}
+
 /* 64-bit mix (splitmix64 finaliser): spreads block addresses over the map. */
 static inline uint64_t msr_hash64(uint64_t x)
 {
@@ -75,16 +90,32 @@ struct msr_map {
 	struct msr_map_slot *slots; /* NULL before init / after release */
 	size_t cap;   /* power of two */
 	size_t count;
+	unsigned shift; /* 64 - log2(cap): multiplicative hashing */
+	bool mixed;     /* slot = splitmix64(key) & (cap - 1): for maps whose
+			 * slot order is seen (iterated into a report) */
 };
 
-int msr_map_init(struct msr_map *m, size_t cap_hint);
+/*
+ * `mixed` keeps the splitmix slot order for a map that is walked in slot
+ * order; other maps use one multiply (Fibonacci hashing), which spreads
+ * block addresses as well and costs a fraction.
+ */
+int msr_map_init(struct msr_map *m, size_t cap_hint, bool mixed);
 void msr_map_release(struct msr_map *m);
+
+/* Home slot of `key`. */
+static inline size_t msr_map_home(const struct msr_map *m, uint64_t key)
+{
+	if (m->mixed)
+		return (size_t)msr_hash64(key) & (m->cap - 1);
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
+}
 
 /* Value slot of `key`, or NULL. Inline: it is on every event's path. */
 static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 {
 	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
+	size_t i = msr_map_home(m, key);
 
 	for (;;) {
 		struct msr_map_slot *sl = &m->slots[i];

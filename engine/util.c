@@ -26,7 +26,7 @@ void msr_ring_release(struct msr_ring *r)
 	r->cap = 0;
 }
 
-static int ring_grow(struct msr_ring *r)
+int msr_ring_grow(struct msr_ring *r)
 {
 	uint64_t ncap = r->cap ? r->cap * 2 : 16;
 	unsigned char *nb = calloc((size_t)ncap, r->esz);
@@ -44,15 +44,10 @@ static int ring_grow(struct msr_ring *r)
 
 void *msr_ring_push(struct msr_ring *r)
 {
-	void *p;
+	void *p = msr_ring_push_raw(r);
 
-	if (msr_ring_full(r))
-		return NULL;
-	if (msr_ring_count(r) >= r->cap && ring_grow(r) < 0)
-		return NULL;
-	p = r->buf + (size_t)(r->tail & (r->cap - 1)) * r->esz;
-	memset(p, 0, r->esz);
-	r->tail++;
+	if (p)
+		memset(p, 0, r->esz);
 	return p;
 }
 
@@ -62,14 +57,19 @@ static void slots_clear(struct msr_map_slot *sl, size_t cap)
 		sl[i].key = UINT64_MAX;
 }
 
-int msr_map_init(struct msr_map *m, size_t cap_hint)
+int msr_map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 {
 	size_t cap = 16;
+	unsigned shift = 60;
 
-	while (cap < cap_hint)
+	while (cap < cap_hint) {
 		cap *= 2;
+		shift--;
+	}
 	m->slots = malloc(cap * sizeof(*m->slots));
 	m->cap = cap;
+	m->shift = shift;
+	m->mixed = mixed;
 	m->count = 0;
 	if (!m->slots) {
 		msr_map_release(m);
@@ -86,38 +86,39 @@ void msr_map_release(struct msr_map *m)
 	m->cap = m->count = 0;
 }
 
-static void map_insert(struct msr_map_slot *sl, size_t cap, uint64_t key,
-		       uint32_t val)
+/* Place a key known to be absent (there is room). */
+static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
 {
-	size_t i = (size_t)msr_hash64(key) & (cap - 1);
+	size_t i = msr_map_home(m, key);
 
-	while (sl[i].key != UINT64_MAX && sl[i].key != key)
-		i = (i + 1) & (cap - 1);
-	sl[i].key = key;
-	sl[i].val = val;
+	while (m->slots[i].key != UINT64_MAX)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 }
 
 static int map_grow(struct msr_map *m)
 {
-	size_t ncap = m->cap * 2;
-	struct msr_map_slot *ns = malloc(ncap * sizeof(*ns));
+	struct msr_map old = *m;
+	struct msr_map_slot *ns = malloc(old.cap * 2 * sizeof(*ns));
 
 	if (!ns)
 		return -1;
-	slots_clear(ns, ncap);
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].key != UINT64_MAX)
-			map_insert(ns, ncap, m->slots[i].key, m->slots[i].val);
-	free(m->slots);
+	slots_clear(ns, old.cap * 2);
 	m->slots = ns;
-	m->cap = ncap;
+	m->cap = old.cap * 2;
+	m->shift = old.shift - 1;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i].key != UINT64_MAX)
+			map_insert(m, old.slots[i].key, old.slots[i].val);
+	free(old.slots);
 	return 0;
 }
 
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
 {
 	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
+	size_t i = msr_map_home(m, key);
 
 	/* one probe finds the key or the empty slot it goes into */
 	while (m->slots[i].key != UINT64_MAX) {
@@ -131,7 +132,7 @@ int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
 	if ((m->count + 1) * 2 > m->cap) {
 		if (map_grow(m) < 0)
 			return -1;
-		map_insert(m->slots, m->cap, key, val);
+		map_insert(m, key, val);
 	} else {
 		m->slots[i].key = key;
 		m->slots[i].val = val;
@@ -161,7 +162,7 @@ void msr_map_del_at(struct msr_map *m, uint32_t *val)
 
 		if (sl[j].key == UINT64_MAX)
 			break;
-		home = (size_t)msr_hash64(sl[j].key) & mask;
+		home = msr_map_home(m, sl[j].key);
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			sl[i] = sl[j];
