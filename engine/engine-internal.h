@@ -220,6 +220,9 @@ void msr_mem_release(struct msr_engine *e);
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
 void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		  uint8_t *known, struct msr_src src[8]);
+/* msr_mem_read, and the block's record (created; NULL when out of memory). */
+struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+			  uint8_t *known, struct msr_src src[8]);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s);

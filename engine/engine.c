@@ -242,17 +242,16 @@ void msr_engine_set_steps(struct msr_engine *e,
 	}
 }
 
+/* Codes ST_ISSUE..DMA_ST carry a ts, except the pops and MEM_CHECK. */
 static bool has_ts(unsigned code)
 {
-	switch (code) {
-	case MSR_SSTEP:
-	case MSR_LD_POP:
-	case MSR_ST_POP:
-	case MSR_MEM_CHECK:
-		return false;
-	default:
-		return code >= MSR_ST_ISSUE && code <= MSR_DMA_ST;
-	}
+	const uint32_t with_ts = ((1u << (MSR_DMA_ST - MSR_ST_ISSUE + 1)) - 1) &
+		~(1u << (MSR_LD_POP - MSR_ST_ISSUE)) &
+		~(1u << (MSR_ST_POP - MSR_ST_ISSUE)) &
+		~(1u << (MSR_MEM_CHECK - MSR_ST_ISSUE));
+	unsigned k = code - MSR_ST_ISSUE;
+
+	return k <= MSR_DMA_ST - MSR_ST_ISSUE && ((with_ts >> k) & 1);
 }
 
 static bool strand_ok(struct msr_engine *e, const struct msr_event *ev)

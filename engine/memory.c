@@ -118,6 +118,23 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		memset(src, 0, 8 * sizeof(*src));
 }
 
+struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+			  uint8_t *known, struct msr_src src[8])
+{
+	struct blk *b = msr_mem_blk(e, pa8, true);
+	struct page *p = b ? page_get(e, pa8, false) : NULL;
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!p) {
+		msr_mem_read(e, pa8, data, known, src);
+		return NULL;
+	}
+	memcpy(data, p->data + off, 8);
+	*known = p->known[off / 8];
+	memcpy(src, b->src, 8 * sizeof(*src));
+	return b;
+}
+
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {

@@ -21,6 +21,15 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
+/* Bytes in an 8-bit mask (no libgcc call without -mpopcnt). */
+static unsigned pop8(unsigned m)
+{
+	static const uint8_t n4[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+				       1, 2, 2, 3, 2, 3, 3, 4};
+
+	return n4[m & 15] + n4[(m >> 4) & 15];
+}
+
 static const char *const op_names[MSR_STEP_OP_COUNT] = {
 	"nop", "ld", "ldd", "ldq", "ldblk", "st", "stblk", "stbi",
 	"cas", "swap", "ldstub", "membar", "prefetch",
@@ -237,8 +246,8 @@ struct ld_form {
 	struct ld_ent *ent[8];
 	unsigned n;
 	unsigned acc, off;
-	uint8_t val[64], known[64];
-	bool ready;
+	uint8_t val[64], known[64]; /* known[]: only when !all_known */
+	bool ready, all_known;
 };
 
 static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
@@ -389,11 +398,24 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 			       t, (unsigned long long)iseq,
 			       (unsigned long long)le->pa,
 			       (unsigned long long)st->line);
-	for (unsigned i = 0; i < f->acc; i++) {
+	/* the value block by block; per-byte known flags only when some byte
+	 * is unknown (rare: first observations) */
+	f->all_known = true;
+	for (unsigned k = 0; k < f->n && 8 * k < f->off + f->acc; k++) {
+		struct ld_ent *x = f->ent[k];
+		unsigned lo = k ? 0 : f->off;
+		unsigned hi = f->off + f->acc - 8 * k > 8 ? 8
+							  : f->off + f->acc - 8 * k;
+		uint8_t need = byte_mask(lo, hi - lo);
+
+		memcpy(f->val + 8 * k + lo - f->off, x->data + lo, hi - lo);
+		if ((x->known & need) != need)
+			f->all_known = false;
+	}
+	for (unsigned i = 0; !f->all_known && i < f->acc; i++) {
 		unsigned p = f->off + i;
 		struct ld_ent *x = f->ent[p / 8];
 
-		f->val[i] = x->data[p % 8];
 		f->known[i] = (x->known >> (7 - p % 8)) & 1;
 	}
 	return true;
@@ -419,6 +441,14 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 	bool have = (st->has & MSR_STEP_HAS_LD) && st->ld_len >= f->acc;
 	int bad = -1;
 
+	if (have && f->all_known) {
+		/* the common case: nothing to learn, one compare */
+		if (memcmp(f->val, st->ld, f->acc))
+			for (unsigned i = 0; bad < 0; i++)
+				if (f->val[i] != st->ld[i])
+					bad = (int)i;
+		have = false;
+	}
 	for (unsigned i = 0; have && i < f->acc; i++) {
 		unsigned p = f->off + i;
 		struct ld_ent *x = f->ent[p / 8];
@@ -518,12 +548,16 @@ static const char *st_compare(const struct msr_step *st, struct st_ent **ent,
 			return "different address";
 		if (ent[k]->bmask != mask)
 			return "different byte mask";
-		for (unsigned i = 0; has_st && i < 8; i++) {
-			unsigned p = want_n == 8 ? 8 * k + i
-						 : i - (unsigned)(st->pa & 7);
+		if (has_st) {
+			/* the mask is one run of bytes: compare it as a range,
+			 * up to the end of the step's data */
+			unsigned lo = want_n == 8 ? 0 : (unsigned)(st->pa & 7);
+			unsigned cnt = pop8(mask);
+			unsigned p0 = want_n == 8 ? 8 * k : 0;
 
-			if ((mask & (0x80u >> i)) && p < st->st_len &&
-			    ent[k]->data[i] != st->st[p])
+			if (p0 + cnt > st->st_len)
+				cnt = st->st_len > p0 ? st->st_len - p0 : 0;
+			if (cnt && memcmp(ent[k]->data + lo, st->st + p0, cnt))
 				return "different data";
 		}
 	}
@@ -623,7 +657,7 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 	if (!atomic) {
 		op->nblocks = (uint8_t)n;
 		op->pa = n == 8 ? ent[0]->pa & ~63ULL : ent[0]->pa;
-		op->size = (uint8_t)(n == 8 ? 64 : __builtin_popcount(se->bmask));
+		op->size = (uint8_t)(n == 8 ? 64 : pop8(se->bmask));
 	}
 	msr_eng_st_retire(e, &e->strands[t]);
 	return true;

@@ -330,8 +330,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	msr_mem_read(e, pa8, m->data, &m->known, m->src);
-	b = msr_mem_blk(e, pa8, true);
+	b = msr_mem_image(e, pa8, m->data, &m->known, m->src);
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
