@@ -18,10 +18,12 @@
 #include "util-internal.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #define MSR_IO_BIT (1ULL << 39)
 #define MSR_PAGE_SHIFT 12
 #define MSR_PAGE_SIZE (1u << MSR_PAGE_SHIFT)
+#define MSR_PAGE_CACHE 256 /* power of two */
 #define MSR_L1_LINE_MAX 64
 #define MSR_FILLS 16
 #define MSR_DEFAULT_MAB_WINDOW 65536
@@ -177,12 +179,17 @@ struct msr_engine {
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;
-	uint64_t last_pn;          /* one-entry cache of the page lookup */
-	uint32_t last_page;        /* UINT32_MAX = empty */
+	/* direct-mapped cache of page lookups (slot pn % MSR_PAGE_CACHE):
+	 * loads and stores interleave pages, one entry missed half the time */
+	struct page_slot {
+		uint64_t pn;
+		uint32_t idx;      /* pool index; pn UINT64_MAX = empty */
+	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
 	struct msr_pool l1;
 	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
+	unsigned core_fills[MSR_MAX_CORES]; /* outstanding fills per core */
 
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */
@@ -194,6 +201,21 @@ struct msr_engine {
 	struct msr_engine_stats st;
 	int nomem;                 /* an allocation failed during apply */
 };
+
+/* The bytes of a big-endian data word, lowest address first. */
+static inline void msr_be64_bytes(uint64_t v, uint8_t out[8])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v); /* one instruction, not eight shifts */
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	uint64_t w = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		((uint8_t *)&w)[i] = (uint8_t)(v >> (56 - 8 * i));
+	v = w;
+#endif
+	memcpy(out, &v, 8);
+}
 
 /* engine.c */
 struct strand *msr_eng_strand(struct msr_engine *e, unsigned tnum);

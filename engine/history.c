@@ -129,6 +129,16 @@ static void rebuild_blocks(struct msr_history *h)
 	}
 }
 
+/* A block's first event in the index (kept out of line: most events
+ * find their block there). */
+static __attribute__((noinline)) void new_block(struct msr_history *h,
+						uint64_t pa8, uint64_t seq)
+{
+	msr_map_put(&h->blocks, pa8, (uint32_t)seq);
+	if (h->blocks.count > 2 * h->cap)
+		rebuild_blocks(h);
+}
+
 void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 {
 	uint64_t seq = h->next++;
@@ -156,10 +166,8 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 			s->prev_block = seq - prev < h->cap ? prev : NO_LINK;
 			*v = (uint32_t)seq;
 		} else {
-			msr_map_put(&h->blocks, pa8, (uint32_t)seq);
+			new_block(h, pa8, seq);
 		}
-		if (h->blocks.count > 2 * h->cap)
-			rebuild_blocks(h);
 	} else {
 		has &= ~(unsigned)HAS_PA;
 	}

@@ -223,13 +223,16 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 {
 	struct fill_rec *f;
 	uint64_t line = le->pa & ~(uint64_t)(e->line - 1);
+	unsigned core = (unsigned)(s - e->strands) / e->tpc;
 
 	if (s->fill_n == MSR_FILLS) { /* the RTL never filled the oldest */
 		s->fill_head = (s->fill_head + 1) % MSR_FILLS;
 		s->fill_n--;
+		e->core_fills[core]--;
 	}
 	f = &s->fills[(s->fill_head + s->fill_n) % MSR_FILLS];
 	s->fill_n++;
+	e->core_fills[core]++;
 	f->line = line;
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
@@ -372,6 +375,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			s->fills[(s->fill_head + j) % MSR_FILLS] =
 				s->fills[(s->fill_head + j + 1) % MSR_FILLS];
 		s->fill_n--;
+		e->core_fills[core]--;
 		return;
 	}
 	msr_eng_report(e, MSR_V_UNMATCHED_LD_FILL, (int)t, 0, ev->pa, e->line,
@@ -393,6 +397,8 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 {
 	uint64_t lmask = (uint64_t)e->line - 1;
 
+	if (!e->core_fills[core])
+		return;
 	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
 		struct strand *s = &e->strands[t];
 

@@ -191,18 +191,13 @@ unmatched:
 		       core, bank, ev->ts, core);
 }
 
-static void data_bytes(uint64_t v, uint8_t out[8])
-{
-	for (unsigned i = 0; i < 8; i++)
-		out[i] = (uint8_t)(v >> (56 - 8 * i));
-}
 
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};
 	uint8_t d[8];
 
-	data_bytes(ev->data, d);
+	msr_be64_bytes(ev->data, d);
 	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma);
 	if (ev->inv) {
 		uint64_t piece = ev->pa & ~15ULL;
@@ -228,7 +223,7 @@ void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 	 * yet get their initial value this way (co 0); overwriting a stored
 	 * byte is outside the commit order, like DMA.
 	 */
-	data_bytes(ev->data, d);
+	msr_be64_bytes(ev->data, d);
 	msr_mem_read(e, pa8, cur, &known, src);
 	for (unsigned i = 0; i < 8; i++)
 		if (src[i].kind == MSR_RF_INIT)

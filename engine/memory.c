@@ -21,7 +21,8 @@ int msr_mem_init(struct msr_engine *e)
 	msr_pool_init(&e->blks, sizeof(struct blk));
 	/* one element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
-	e->last_page = UINT32_MAX;
+	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
+		e->page_cache[i].pn = UINT64_MAX; /* no page has this number */
 	if (msr_map_init(&e->pages_map, 64, false) < 0 ||
 	    msr_map_init(&e->l1_map, 1024, false) < 0 ||
 	    msr_map_init(&e->dma_map, 16, true) < 0)
@@ -59,19 +60,20 @@ static struct page *page_lookup(struct msr_engine *e, uint64_t pn,
 			return NULL;
 		}
 	}
-	e->last_pn = pn;
-	e->last_page = idx;
+	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].pn = pn;
+	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].idx = idx;
 	return msr_pool_at(&e->pages, idx);
 }
 
-/* Most accesses hit the page of the previous one: keep that path inline. */
+/* Most accesses hit the page cache: keep that path inline. */
 static inline struct page *page_get(struct msr_engine *e, uint64_t pa,
 				    bool create)
 {
 	uint64_t pn = pa >> MSR_PAGE_SHIFT;
+	const struct page_slot *c = &e->page_cache[pn & (MSR_PAGE_CACHE - 1)];
 
-	if (e->last_page != UINT32_MAX && e->last_pn == pn)
-		return msr_pool_at(&e->pages, e->last_page);
+	if (c->pn == pn)
+		return msr_pool_at(&e->pages, c->idx);
 	return page_lookup(e, pn, create);
 }
 

@@ -52,6 +52,34 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 	uint64_t w[8][2];
 	unsigned n = 0;
 
+	if (b->mask) {
+		/* usually one source supplies every byte: one run */
+		unsigned i0 = (unsigned)__builtin_clz(b->mask) - 24;
+		unsigned m = b->mask & ~(0x80u >> i0);
+		bool one = true;
+
+		memcpy(w[0], &src[i0], sizeof(w[0]));
+		for (; m && one; m &= m - 1) {
+			uint64_t a[2];
+
+			memcpy(a, &src[7 - __builtin_ctz(m)], sizeof(a));
+			one = a[0] == w[0][0] && a[1] == w[0][1];
+		}
+		if (one) {
+			struct msr_rf *f = &b->rf[0];
+
+			f->kind = src[i0].kind;
+			f->mask = b->mask;
+			f->strand = src[i0].kind == MSR_RF_COMMIT ||
+					    src[i0].kind == MSR_RF_BYPASS
+				? src[i0].strand : 0;
+			f->placed = 0;
+			f->sseq = src[i0].sseq;
+			f->co = src[i0].co;
+			b->nrf = 1;
+			return;
+		}
+	}
 	for (unsigned m = b->mask; m; m &= ~(0x80u >> (__builtin_clz(m) - 24))) {
 		/* byte order: bit 7 = byte 0 first */
 		unsigned i = (unsigned)__builtin_clz(m) - 24;
@@ -694,7 +722,7 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	uint64_t iseq = ++s->executed;
 	struct msr_step st;
 	struct msr_op op;
-	struct ld_form f;
+	struct ld_form f; /* ld_gather sets what it returns true with */
 	int rc;
 
 	if (!e->have_steps)
@@ -727,7 +755,6 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	case MSR_STEP_LDQ:
 	case MSR_STEP_LDBLK:
 		e->st.loads++;
-		memset(&f, 0, sizeof(f));
 		op_init(e, &op, t, iseq, &st, ev, MSR_OP_LOAD);
 		if (ld_gather(e, t, iseq, &st, &f)) {
 			ld_finish(e, t, iseq, &st, &f, &op);
@@ -746,7 +773,6 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	case MSR_STEP_SWAP:
 	case MSR_STEP_LDSTUB:
 		e->st.atomics++;
-		memset(&f, 0, sizeof(f));
 		op_init(e, &op, t, iseq, &st, ev, MSR_OP_ATOMIC);
 		if (ld_gather(e, t, iseq, &st, &f)) {
 			bool ok;

@@ -129,8 +129,7 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	se->prev_same = msr_eng_st_youngest(s, ev->pa & ~7ULL);
 	if (msr_map_put(&s->st_blocks, ev->pa & ~7ULL, (uint32_t)seq) < 0)
 		e->nomem = 1;
-	for (unsigned i = 0; i < 8; i++)
-		se->data[i] = (uint8_t)(ev->data >> (56 - 8 * i));
+	msr_be64_bytes(ev->data, se->data);
 	se->bmask = ev->bmask;
 	se->itype = ev->itype;
 	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
