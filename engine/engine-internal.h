@@ -189,7 +189,9 @@ struct msr_engine {
 	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
 	struct msr_pool l1;
 	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
-	unsigned core_fills[MSR_MAX_CORES]; /* outstanding fills per core */
+	/* per core: bit t % tpc set <=> strand t has a fill outstanding
+	 * (kept for tpc <= 64; more threads per core scan them all) */
+	uint64_t core_fills[MSR_MAX_CORES];
 
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */

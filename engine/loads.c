@@ -154,6 +154,8 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 	for (unsigned k = 0; k < nent; k++) {
 		struct ld_ent *le;
 		uint64_t seq;
+		uint32_t *v;
+		bool found;
 
 		if (msr_ring_full(&s->ld))
 			ld_force_drop(e, s, ev->tnum);
@@ -168,9 +170,15 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 			group = seq;
 		le->pa = nent > 1 ? base + 8 * k : ev->pa;
 		le->key = io ? le->pa : le->pa & ~7ULL;
-		le->prev_same = ld_youngest(s, le->key);
-		if (msr_map_put(&s->ld_keys, le->key, (uint32_t)seq) < 0)
+		v = msr_map_upsert(&s->ld_keys, le->key, &found);
+		if (v) {
+			uint64_t q = found ? ld_seq32(s, *v) : 0;
+
+			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q : 0;
+			*v = (uint32_t)seq;
+		} else {
 			e->nomem = 1;
+		}
 		le->group = group;
 		le->itype = (uint8_t)itype;
 		le->nent = (uint8_t)nent;
@@ -218,21 +226,31 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	}
 }
 
+/* Keep the core's mask of strands with fills outstanding (tpc <= 64). */
+static void fills_mark(struct msr_engine *e, const struct strand *s)
+{
+	unsigned t = (unsigned)(s - e->strands);
+	uint64_t bit = 1ULL << (t % e->tpc % 64);
+
+	if (s->fill_n)
+		e->core_fills[t / e->tpc] |= bit;
+	else
+		e->core_fills[t / e->tpc] &= ~bit;
+}
+
 static void ld_push_fill(struct msr_engine *e, struct strand *s,
 			 const struct ld_ent *le, uint64_t seq)
 {
 	struct fill_rec *f;
 	uint64_t line = le->pa & ~(uint64_t)(e->line - 1);
-	unsigned core = (unsigned)(s - e->strands) / e->tpc;
 
 	if (s->fill_n == MSR_FILLS) { /* the RTL never filled the oldest */
 		s->fill_head = (s->fill_head + 1) % MSR_FILLS;
 		s->fill_n--;
-		e->core_fills[core]--;
 	}
 	f = &s->fills[(s->fill_head + s->fill_n) % MSR_FILLS];
 	s->fill_n++;
-	e->core_fills[core]++;
+	fills_mark(e, s);
 	f->line = line;
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
@@ -375,7 +393,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			s->fills[(s->fill_head + j) % MSR_FILLS] =
 				s->fills[(s->fill_head + j + 1) % MSR_FILLS];
 		s->fill_n--;
-		e->core_fills[core]--;
+		fills_mark(e, s);
 		return;
 	}
 	msr_eng_report(e, MSR_V_UNMATCHED_LD_FILL, (int)t, 0, ev->pa, e->line,
@@ -391,33 +409,45 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
  * fill: an invalidation drops it, an update patches its piece. An answer
  * for an older entry left the fill alone: its data already holds the store.
  */
+static void fills_answer_strand(struct msr_engine *e, struct strand *s,
+				uint64_t pa, unsigned len, uint64_t mseq,
+				const struct mab_ent *m, bool update)
+{
+	uint64_t lmask = (uint64_t)e->line - 1;
+	unsigned k = (unsigned)((pa & lmask) / 8);
+
+	for (unsigned i = 0; i < s->fill_n; i++) {
+		struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+		if (f->dead || f->mpos > mseq ||
+		    f->line + e->line <= pa || f->line >= pa + len)
+			continue;
+		if (!update) {
+			f->dead = true;
+			continue;
+		}
+		memcpy(f->data + 8 * k, m->data, 8);
+		memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		f->known[k] = m->known;
+	}
+}
+
 void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  unsigned len, uint64_t mseq, const struct mab_ent *m,
 			  bool update)
 {
-	uint64_t lmask = (uint64_t)e->line - 1;
+	struct strand *first = &e->strands[core * e->tpc];
 
-	if (!e->core_fills[core])
+	if (e->tpc > 64) {
+		for (unsigned i = 0; i < e->tpc; i++)
+			fills_answer_strand(e, first + i, pa, len, mseq, m,
+					    update);
 		return;
-	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
-		struct strand *s = &e->strands[t];
-
-		for (unsigned i = 0; i < s->fill_n; i++) {
-			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
-			unsigned k = (unsigned)((pa & lmask) / 8);
-
-			if (f->dead || f->mpos > mseq ||
-			    f->line + e->line <= pa || f->line >= pa + len)
-				continue;
-			if (!update) {
-				f->dead = true;
-				continue;
-			}
-			memcpy(f->data + 8 * k, m->data, 8);
-			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
-			f->known[k] = m->known;
-		}
 	}
+	/* only the core's strands with a fill outstanding */
+	for (uint64_t todo = e->core_fills[core]; todo; todo &= todo - 1)
+		fills_answer_strand(e, first + __builtin_ctzll(todo), pa, len,
+				    mseq, m, update);
 }
 
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)

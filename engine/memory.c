@@ -77,14 +77,12 @@ static inline struct page *page_get(struct msr_engine *e, uint64_t pa,
 	return page_lookup(e, pn, create);
 }
 
-struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
+/* The block record of slot `slot` of page p (created when asked). */
+static struct blk *page_blk(struct msr_engine *e, struct page *p,
+			    unsigned slot, bool create)
 {
-	struct page *p = page_get(e, pa8, create);
-	unsigned slot = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8;
 	uint32_t idx;
 
-	if (!p)
-		return NULL;
 	if (p->blk[slot])
 		return msr_pool_at(&e->blks, p->blk[slot] - 1);
 	if (!create)
@@ -96,6 +94,15 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 	}
 	p->blk[slot] = idx + 1;
 	return msr_pool_at(&e->blks, idx);
+}
+
+struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
+{
+	struct page *p = page_get(e, pa8, create);
+
+	if (!p)
+		return NULL;
+	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8, create);
 }
 
 void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
@@ -123,11 +130,11 @@ void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8])
 {
-	struct blk *b = msr_mem_blk(e, pa8, true);
-	struct page *p = b ? page_get(e, pa8, false) : NULL;
+	struct page *p = page_get(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
 
-	if (!p) {
+	if (!b) {
 		msr_mem_read(e, pa8, data, known, src);
 		return NULL;
 	}
@@ -151,13 +158,9 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		return;
 	/* no block record means "initial value" for all its bytes: initial
 	 * images and slams of fresh memory need none */
-	if (s->kind != MSR_RF_INIT) {
-		b = msr_mem_blk(e, pa8, true);
-		if (!b)
-			return;
-	} else if (p->blk[off / 8]) {
-		b = msr_pool_at(&e->blks, p->blk[off / 8] - 1);
-	}
+	b = page_blk(e, p, off / 8, s->kind != MSR_RF_INIT);
+	if (!b && s->kind != MSR_RF_INIT)
+		return;
 	p->known[off / 8] |= mask;
 	if (mask == 0xff) {
 		memcpy(p->data + off, data, 8);
@@ -200,19 +203,24 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	uint64_t lmask = (uint64_t)e->line - 1;
 	uint64_t key = ((uint64_t)core << 48) | (pa8 & ~lmask);
 	unsigned k = (unsigned)((pa8 & lmask) / 8);
-	uint32_t *v = msr_map_get(&e->l1_map, key);
-	uint32_t idx;
+	uint32_t *v = create ? NULL : msr_map_get(&e->l1_map, key);
+	bool found;
 
-	if (v)
-		return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
 	if (!create)
-		return NULL;
-	idx = msr_pool_alloc(&e->l1);
-	if (idx == UINT32_MAX || msr_map_put(&e->l1_map, key, idx) < 0) {
+		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k : NULL;
+	v = msr_map_upsert(&e->l1_map, key, &found);
+	if (v && !found) {
+		*v = msr_pool_alloc(&e->l1);
+		if (*v == UINT32_MAX) {
+			msr_map_del_at(&e->l1_map, v);
+			v = NULL;
+		}
+	}
+	if (!v) {
 		e->nomem = 1;
 		return NULL;
 	}
-	return (struct l1_piece *)msr_pool_at(&e->l1, idx) + k;
+	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,

@@ -96,6 +96,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
 	struct st_ent *first, *se;
 	uint64_t seq, gseq = 0;
+	uint32_t *v;
+	bool found;
 
 	/* the ST_ISSUEs of one block store form one group (for ST_POP) */
 	if (prev && ev->itype == MSR_IT_BLOCK_STORE &&
@@ -126,9 +128,15 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 			e->st.stores++;
 	}
 	se->pa = ev->pa;
-	se->prev_same = msr_eng_st_youngest(s, ev->pa & ~7ULL);
-	if (msr_map_put(&s->st_blocks, ev->pa & ~7ULL, (uint32_t)seq) < 0)
+	v = msr_map_upsert(&s->st_blocks, ev->pa & ~7ULL, &found);
+	if (v) {
+		uint64_t q = found ? st_seq32(s, *v) : 0;
+
+		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
+		*v = (uint32_t)seq;
+	} else {
 		e->nomem = 1;
+	}
 	msr_be64_bytes(ev->data, se->data);
 	se->bmask = ev->bmask;
 	se->itype = ev->itype;

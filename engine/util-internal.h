@@ -128,6 +128,32 @@ static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 	}
 }
 
+/* Insert absent `key` at its free probe slot i (growing if needed). */
+uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i);
+
+/* The value slot of `key`, inserted when absent (*found false; the
+ * value is then the caller's to set); NULL when out of memory. One probe
+ * finds the key or the empty slot it goes into. */
+static inline uint32_t *msr_map_upsert(struct msr_map *m, uint64_t key,
+				       bool *found)
+{
+	size_t mask = m->cap - 1;
+	size_t i = msr_map_home(m, key);
+
+	for (;;) {
+		struct msr_map_slot *sl = &m->slots[i];
+
+		if (sl->key == key) {
+			*found = true;
+			return &sl->val;
+		}
+		if (sl->key == UINT64_MAX)
+			break;
+		i = (i + 1) & mask;
+	}
+	*found = false;
+	return msr_map_insert_at(m, key, i);
+}
 /* Insert or overwrite; returns 0, or -1 when out of memory. */
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
 /* Remove `key` if present. */

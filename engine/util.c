@@ -115,29 +115,31 @@ static int map_grow(struct msr_map *m)
 	return 0;
 }
 
-int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
+uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i)
 {
-	size_t mask = m->cap - 1;
-	size_t i = msr_map_home(m, key);
-
-	/* one probe finds the key or the empty slot it goes into */
-	while (m->slots[i].key != UINT64_MAX) {
-		if (m->slots[i].key == key) {
-			m->slots[i].val = val;
-			return 0;
-		}
-		i = (i + 1) & mask;
-	}
 	/* keep the load factor at or below 1/2 so probes stay short */
 	if ((m->count + 1) * 2 > m->cap) {
+		size_t mask;
+
 		if (map_grow(m) < 0)
-			return -1;
-		map_insert(m, key, val);
-	} else {
-		m->slots[i].key = key;
-		m->slots[i].val = val;
+			return NULL;
+		mask = m->cap - 1;
+		for (i = msr_map_home(m, key); m->slots[i].key != UINT64_MAX;)
+			i = (i + 1) & mask;
 	}
+	m->slots[i].key = key;
 	m->count++;
+	return &m->slots[i].val;
+}
+
+int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
+{
+	bool found;
+	uint32_t *v = msr_map_upsert(m, key, &found);
+
+	if (!v)
+		return -1;
+	*v = val;
 	return 0;
 }
 
