@@ -241,9 +241,45 @@ void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
 /* memory.c: the sparse image, byte sources, L1 pieces, commit history */
 int msr_mem_init(struct msr_engine *e);
 void msr_mem_release(struct msr_engine *e);
+struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
+				 bool create);
+
+/* The page holding pa (created when asked); most accesses hit the cache,
+ * so that path is inline. */
+static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
+					bool create)
+{
+	uint64_t pn = pa >> MSR_PAGE_SHIFT;
+	const struct page_slot *c = &e->page_cache[pn & (MSR_PAGE_CACHE - 1)];
+
+	if (c->pn == pn)
+		return msr_pool_at(&e->pages, c->idx);
+	return msr_mem_page_lookup(e, pn, create);
+}
+
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
-void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-		  uint8_t *known, struct msr_src src[8]);
+static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
+				uint8_t data[8], uint8_t *known,
+				struct msr_src src[8])
+{
+	struct page *p = msr_mem_page(e, pa8, false);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!p) {
+		memset(data, 0, 8);
+		*known = 0;
+		memset(src, 0, 8 * sizeof(*src));
+		return;
+	}
+	memcpy(data, p->data + off, 8);
+	/* 8-aligned blocks own exactly one byte of the known bitmap */
+	*known = p->known[off / 8];
+	if (p->blk[off / 8])
+		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
+				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
+	else
+		memset(src, 0, 8 * sizeof(*src));
+}
 /* msr_mem_read, and the block's record (created; NULL when out of memory). */
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8]);

@@ -409,7 +409,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
  * fill: an invalidation drops it, an update patches its piece. An answer
  * for an older entry left the fill alone: its data already holds the store.
  */
-static void fills_answer_strand(struct msr_engine *e, struct strand *s,
+static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
 				uint64_t pa, unsigned len, uint64_t mseq,
 				const struct mab_ent *m, bool update)
 {

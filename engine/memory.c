@@ -43,8 +43,8 @@ void msr_mem_release(struct msr_engine *e)
 	e->hist = NULL;
 }
 
-static struct page *page_lookup(struct msr_engine *e, uint64_t pn,
-				bool create)
+struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
+				 bool create)
 {
 	uint32_t *v = msr_map_get(&e->pages_map, pn);
 	uint32_t idx;
@@ -65,16 +65,9 @@ static struct page *page_lookup(struct msr_engine *e, uint64_t pn,
 	return msr_pool_at(&e->pages, idx);
 }
 
-/* Most accesses hit the page cache: keep that path inline. */
-static inline struct page *page_get(struct msr_engine *e, uint64_t pa,
-				    bool create)
+static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
 {
-	uint64_t pn = pa >> MSR_PAGE_SHIFT;
-	const struct page_slot *c = &e->page_cache[pn & (MSR_PAGE_CACHE - 1)];
-
-	if (c->pn == pn)
-		return msr_pool_at(&e->pages, c->idx);
-	return page_lookup(e, pn, create);
+	return msr_mem_page(e, pa, create);
 }
 
 /* The block record of slot `slot` of page p (created when asked). */
@@ -103,28 +96,6 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 	if (!p)
 		return NULL;
 	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8, create);
-}
-
-void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-		  uint8_t *known, struct msr_src src[8])
-{
-	struct page *p = page_get(e, pa8, false);
-	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
-
-	if (!p) {
-		memset(data, 0, 8);
-		*known = 0;
-		memset(src, 0, 8 * sizeof(*src));
-		return;
-	}
-	memcpy(data, p->data + off, 8);
-	/* 8-aligned blocks own exactly one byte of the known bitmap */
-	*known = p->known[off / 8];
-	if (p->blk[off / 8])
-		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
-				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
-	else
-		memset(src, 0, 8 * sizeof(*src));
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],

@@ -152,7 +152,12 @@ static inline uint32_t *msr_map_upsert(struct msr_map *m, uint64_t key,
 		i = (i + 1) & mask;
 	}
 	*found = false;
-	return msr_map_insert_at(m, key, i);
+	/* keep the load factor at or below 1/2 so probes stay short */
+	if ((m->count + 1) * 2 > m->cap)
+		return msr_map_insert_at(m, key, i);
+	m->slots[i].key = key;
+	m->count++;
+	return &m->slots[i].val;
 }
 /* Insert or overwrite; returns 0, or -1 when out of memory. */
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);

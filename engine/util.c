@@ -97,7 +97,7 @@ static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
 	m->slots[i].val = val;
 }
 
-static int map_grow(struct msr_map *m)
+static __attribute__((noinline)) int map_grow(struct msr_map *m)
 {
 	struct msr_map old = *m;
 	struct msr_map_slot *ns = malloc(old.cap * 2 * sizeof(*ns));
