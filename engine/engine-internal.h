@@ -312,8 +312,22 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  bool update);
 
 /* stores.c */
+/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
+static inline uint64_t msr_st_seq32(const struct strand *s, uint32_t v)
+{
+	uint64_t last = s->st.tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
 /* Youngest live store of the strand to block pa8 (0 = none). */
-uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8);
+static inline uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
+{
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint64_t q = v ? msr_st_seq32(s, *v) : 0;
+
+	return q >= s->st.head && q < s->st.tail ? q : 0;
+}
 void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);
@@ -323,6 +337,7 @@ void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 
 /* mab.c */
+/* A new MAB entry, not cleared: the caller sets or clears every field. */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);

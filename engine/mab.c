@@ -92,7 +92,6 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 		e->nomem = 1;
 		return NULL;
 	}
-	memset(m, 0, sizeof(*m));
 	*seq = e->mab.tail - 1;
 	return m;
 }
@@ -145,6 +144,7 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;
+	memset(m, 0, sizeof(*m));
 	m->type = MAB_EVICT;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;

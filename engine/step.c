@@ -727,7 +727,10 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 
 	if (!e->have_steps)
 		return MSR_OK;
-	memset(&st, 0, sizeof(st));
+	/* ld[] is read only up to ld_len, which the source sets with it; st[]
+	 * is copied into reports up to the step's size: clear it */
+	memset(&st, 0, offsetof(struct msr_step, ld));
+	memset(st.st, 0, sizeof(st.st));
 	s->last_pc = 0;
 	rc = e->steps.next(e->steps.ctx, t, &st, err);
 	if (rc < 0)

@@ -14,29 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
-static uint64_t st_seq32(const struct strand *s, uint32_t v)
-{
-	uint64_t last = s->st.tail - 1;
-
-	return last - (uint32_t)((uint32_t)last - v);
-}
-
-uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
-{
-	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
-	uint64_t q = v ? st_seq32(s, *v) : 0;
-
-	return q >= s->st.head && q < s->st.tail ? q : 0;
-}
-
 /* Store `q` leaves the block chains (retired, dropped or popped). */
 static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 {
 	uint64_t pa8 = se->pa & ~7ULL;
 	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
 
-	if (!v || st_seq32(s, *v) != q)
+	if (!v || msr_st_seq32(s, *v) != q)
 		return; /* a younger store heads the chain */
 	if (se->prev_same >= s->st.head && se->prev_same != q)
 		*v = (uint32_t)se->prev_same;
@@ -130,7 +114,7 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	se->pa = ev->pa;
 	v = msr_map_upsert(&s->st_blocks, ev->pa & ~7ULL, &found);
 	if (v) {
-		uint64_t q = found ? st_seq32(s, *v) : 0;
+		uint64_t q = found ? msr_st_seq32(s, *v) : 0;
 
 		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
 		*v = (uint32_t)seq;
@@ -225,6 +209,7 @@ static void st_unmatched_commit(struct msr_engine *e,
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;
+	memset(m, 0, sizeof(*m));
 	m->type = MAB_COMMIT;
 	m->strand = (uint8_t)t;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
@@ -330,6 +315,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->mask = st_apply(e, ev, se, &src, &zeroed);
 	m->rmo = (se->flags & STF_RMO) != 0;
 	m->atomic = se->itype == MSR_IT_ATOMIC;
+	/* every field is set here (data, known, src by msr_mem_image) */
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;
 	m->pa = pa8;
