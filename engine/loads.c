@@ -238,6 +238,7 @@ static void fills_mark(struct msr_engine *e, const struct strand *s)
 		e->core_fills[t / e->tpc] &= ~bit;
 }
 
+/* Record an L2 miss's line as of now; `le` was just read from memory. */
 static void ld_push_fill(struct msr_engine *e, struct strand *s,
 			 const struct ld_ent *le, uint64_t seq)
 {
@@ -255,9 +256,17 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
 	f->dead = false;
-	for (unsigned k = 0; k < e->line / 8; k++)
+	for (unsigned k = 0; k < e->line / 8; k++) {
+		if (line + 8 * k == (le->pa & ~7ULL)) {
+			/* the load's own block: just read into le */
+			memcpy(f->data + 8 * k, le->data, 8);
+			f->known[k] = le->known;
+			memcpy(f->src + 8 * k, le->src, sizeof(le->src));
+			continue;
+		}
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
+	}
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
