@@ -290,6 +290,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
+/* The core's piece of pa8 (NULL when the line is not held). With create,
+ * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,

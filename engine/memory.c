@@ -181,7 +181,7 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k : NULL;
 	v = msr_map_upsert(&e->l1_map, key, &found);
 	if (v && !found) {
-		*v = msr_pool_alloc(&e->l1);
+		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */
 		if (*v == UINT32_MAX) {
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;

@@ -178,6 +178,8 @@ void msr_pool_init(struct msr_pool *p, size_t esz);
 void msr_pool_release(struct msr_pool *p);
 /* A zeroed element's index, or UINT32_MAX when out of memory. */
 uint32_t msr_pool_alloc(struct msr_pool *p);
+/* The same, not cleared: for callers that set the whole element. */
+uint32_t msr_pool_alloc_raw(struct msr_pool *p);
 void msr_pool_free(struct msr_pool *p, uint32_t idx);
 
 static inline void *msr_pool_at(const struct msr_pool *p, uint32_t idx)

@@ -191,6 +191,15 @@ void msr_pool_release(struct msr_pool *p)
 
 uint32_t msr_pool_alloc(struct msr_pool *p)
 {
+	uint32_t idx = msr_pool_alloc_raw(p);
+
+	if (idx != UINT32_MAX)
+		memset(msr_pool_at(p, idx), 0, p->esz);
+	return idx;
+}
+
+uint32_t msr_pool_alloc_raw(struct msr_pool *p)
+{
 	uint32_t idx;
 
 	if (p->free_head != UINT32_MAX) {
@@ -211,7 +220,6 @@ uint32_t msr_pool_alloc(struct msr_pool *p)
 		}
 		idx = p->used++;
 	}
-	memset(msr_pool_at(p, idx), 0, p->esz);
 	return idx;
 }
 
