@@ -186,8 +186,8 @@ struct msr_engine {
 		uint32_t idx;      /* pool index; pn UINT64_MAX = empty */
 	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
-	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
-	struct msr_pool l1;
+	struct msr_map l1_map;     /* core << 48 | line -> pool index */
+	struct msr_pool l1;        /* one element: the line's l1_pieces */
 	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
 	/* per core: bit t % tpc set <=> strand t has a fill outstanding
 	 * (kept for tpc <= 64; more threads per core scan them all) */

@@ -123,9 +123,10 @@ static void rebuild_blocks(struct msr_history *h)
 	for (uint64_t q = first; q < h->next; q++) {
 		struct hslot *s = &h->ring[q & (h->cap - 1)];
 
+		uint64_t pa = slot_u64(s, offsetof(struct msr_event, pa));
+
 		if (s->has & HAS_PA)
-			msr_map_put(&h->blocks, slot_u64(s, offsetof(struct msr_event, pa)) & ~7ULL,
-				    (uint32_t)q);
+			msr_map_put(&h->blocks, pa & ~7ULL, (uint32_t)q);
 	}
 }
 
@@ -219,7 +220,8 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 		memcpy(&out[k], &s->ev, sizeof(s->ev));
 		memset(out[k].bytes, 0, sizeof(out[k].bytes));
 		if (out[k].nbytes)
-			memcpy(out[k].bytes, h->bytes[s - h->ring], out[k].nbytes);
+			memcpy(out[k].bytes, h->bytes[s - h->ring],
+			       out[k].nbytes);
 		k++;
 		if (q == a)
 			a = slot_of(h, s->prev_strand) ? s->prev_strand : NO_LINK;

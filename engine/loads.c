@@ -174,7 +174,8 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		if (v) {
 			uint64_t q = found ? ld_seq32(s, *v) : 0;
 
-			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q : 0;
+			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q
+									   : 0;
 			*v = (uint32_t)seq;
 		} else {
 			e->nomem = 1;

@@ -191,7 +191,6 @@ unmatched:
 		       core, bank, ev->ts, core);
 }
 
-
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};

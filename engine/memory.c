@@ -19,7 +19,7 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
-	/* one element holds the pieces of one L1 line: lines come and go whole */
+	/* an element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
 	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
 		e->page_cache[i].pn = UINT64_MAX; /* no page has this number */
@@ -65,11 +65,6 @@ struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
 	return msr_pool_at(&e->pages, idx);
 }
 
-static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
-{
-	return msr_mem_page(e, pa, create);
-}
-
 /* The block record of slot `slot` of page p (created when asked). */
 static struct blk *page_blk(struct msr_engine *e, struct page *p,
 			    unsigned slot, bool create)
@@ -91,17 +86,18 @@ static struct blk *page_blk(struct msr_engine *e, struct page *p,
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
-	struct page *p = page_get(e, pa8, create);
+	struct page *p = msr_mem_page(e, pa8, create);
 
 	if (!p)
 		return NULL;
-	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8, create);
+	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8,
+			create);
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8])
 {
-	struct page *p = page_get(e, pa8, true);
+	struct page *p = msr_mem_page(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
 
@@ -124,7 +120,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 
 	if (!mask)
 		return;
-	p = page_get(e, pa8, true);
+	p = msr_mem_page(e, pa8, true);
 	if (!p)
 		return;
 	/* no block record means "initial value" for all its bytes: initial
@@ -141,7 +137,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		return;
 	}
 	for (unsigned m = mask; m; m &= m - 1) {
-		unsigned i = 7 - (unsigned)__builtin_ctz(m); /* bit 7 = byte 0 */
+		/* bit 7 = byte 0 */
+		unsigned i = 7 - (unsigned)__builtin_ctz(m);
 
 		p->data[off + i] = data[i];
 		if (b)
@@ -152,7 +149,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask)
 {
-	struct page *p = page_get(e, pa8, true);
+	struct page *p = msr_mem_page(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 
 	if (!p)
@@ -178,7 +175,8 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	bool found;
 
 	if (!create)
-		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k : NULL;
+		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k
+			 : NULL;
 	v = msr_map_upsert(&e->l1_map, key, &found);
 	if (v && !found) {
 		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */

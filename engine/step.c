@@ -80,12 +80,12 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 			return;
 		}
 	}
-	for (unsigned m = b->mask; m; m &= ~(0x80u >> (__builtin_clz(m) - 24))) {
-		/* byte order: bit 7 = byte 0 first */
-		unsigned i = (unsigned)__builtin_clz(m) - 24;
+	/* byte order: bit 7 = byte 0 first */
+	for (unsigned m = b->mask, i; m; m &= ~(0x80u >> i)) {
 		uint64_t a[2];
 		unsigned r;
 
+		i = (unsigned)__builtin_clz(m) - 24;
 		memcpy(a, &src[i], sizeof(a));
 		for (r = 0; r < n; r++)
 			if (w[r][0] == a[0] && w[r][1] == a[1])
@@ -432,8 +432,8 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 	for (unsigned k = 0; k < f->n && 8 * k < f->off + f->acc; k++) {
 		struct ld_ent *x = f->ent[k];
 		unsigned lo = k ? 0 : f->off;
-		unsigned hi = f->off + f->acc - 8 * k > 8 ? 8
-							  : f->off + f->acc - 8 * k;
+		unsigned end = f->off + f->acc - 8 * k;
+		unsigned hi = end > 8 ? 8 : end;
 		uint8_t need = byte_mask(lo, hi - lo);
 
 		memcpy(f->val + 8 * k + lo - f->off, x->data + lo, hi - lo);

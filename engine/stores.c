@@ -94,7 +94,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
-	se = msr_ring_push_raw(&s->st); /* may move the ring: no pointers kept */
+	/* may move the ring: no pointers kept */
+	se = msr_ring_push_raw(&s->st);
 	if (!se) {
 		e->nomem = 1;
 		return;

@@ -131,7 +131,8 @@ Test(history, context_returns_payloads_and_fields)
 Test(map, upsert_and_delete_match_a_reference)
 {
 	for (int mixed = 0; mixed < 2; mixed++) {
-		static uint32_t ref[4096]; /* key 8*i -> value + 1, 0 = absent */
+		/* key 8*i -> value + 1, 0 = absent */
+		static uint32_t ref[4096];
 		struct msr_map m;
 		uint64_t x = 12345;
 
