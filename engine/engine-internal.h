@@ -63,6 +63,7 @@ struct ld_ent {
 	uint8_t acc;          /* access size of the instruction, bytes */
 	uint8_t mask;         /* bytes of this block accessed */
 	uint8_t known;        /* bytes of data[] whose value is known */
+	/* not cleared at issue (written before read): keep these last */
 	uint8_t bypass_data[8];
 	uint8_t data[8];
 	struct msr_src src[8];

@@ -10,6 +10,7 @@
  */
 #include "engine-internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static uint8_t byte_mask(unsigned off, unsigned n)
@@ -164,7 +165,9 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 			e->nomem = 1;
 			return;
 		}
-		memset(le, 0, sizeof(*le));
+		/* data, src and bypass_data are written before they are read
+		 * (capture, or the repair read of a load without data) */
+		memset(le, 0, offsetof(struct ld_ent, bypass_data));
 		seq = s->ld.tail - 1;
 		if (!group)
 			group = seq;
