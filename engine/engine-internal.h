@@ -189,7 +189,8 @@ struct msr_engine {
 	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_map l1_map;     /* core << 48 | line -> pool index */
 	struct msr_pool l1;        /* one element: the line's l1_pieces */
-	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
+	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
+				    * walked in slot order for its leftovers */
 	/* per core: bit t % tpc set <=> strand t has a fill outstanding
 	 * (kept for tpc <= 64; more threads per core scan them all) */
 	uint64_t core_fills[MSR_MAX_CORES];

@@ -187,8 +187,8 @@ int msr_engine_create(const struct msr_config *cfg,
 		msr_ring_init(&s->ld, sizeof(struct ld_ent), lim);
 		msr_ring_init(&s->st, sizeof(struct st_ent), lim);
 		msr_ring_init(&s->pcommit, sizeof(uint64_t), 0);
-		if (msr_map_init(&s->st_blocks, 16, false) < 0 ||
-		    msr_map_init(&s->ld_keys, 16, false) < 0)
+		if (msr_map_init(&s->st_blocks, 16) < 0 ||
+		    msr_map_init(&s->ld_keys, 16) < 0)
 			goto nomem;
 		s->ld_exec_cur = s->ld_live_tail = 1;
 		s->st_exec_cur = s->st_live_tail = 1;

@@ -66,7 +66,7 @@ int msr_history_create(size_t ring_events, struct msr_history **out,
 	h->cap = cap;
 	h->ring = calloc((size_t)cap, sizeof(*h->ring));
 	h->bytes = calloc((size_t)cap, sizeof(*h->bytes));
-	if (!h->ring || !h->bytes || msr_map_init(&h->blocks, 1024, false) < 0)
+	if (!h->ring || !h->bytes || msr_map_init(&h->blocks, 1024) < 0)
 		goto nomem;
 	for (unsigned i = 0; i < MSR_MAX_STRANDS; i++)
 		h->strand_last[i] = NO_LINK;
@@ -118,7 +118,7 @@ static void rebuild_blocks(struct msr_history *h)
 	uint64_t first = h->next > h->cap ? h->next - h->cap : 0;
 
 	msr_map_release(&h->blocks);
-	if (msr_map_init(&h->blocks, (size_t)h->cap, false) < 0)
+	if (msr_map_init(&h->blocks, (size_t)h->cap) < 0)
 		return;
 	for (uint64_t q = first; q < h->next; q++) {
 		struct hslot *s = &h->ring[q & (h->cap - 1)];

@@ -107,14 +107,14 @@ void msr_mab_leftovers(struct msr_engine *e)
 		mab_leftover(e, m, " before the trace ended");
 	}
 	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
-	for (size_t i = 0; i < e->dma_map.cap; i++) {
-		uint64_t k = e->dma_map.slots[i].key;
+	for (size_t i = 0; i < e->dma_map.m.cap; i++) {
+		uint64_t k = e->dma_map.m.slots[i].key;
 
 		if (k == UINT64_MAX)
 			continue;
 		msr_eng_report(e, MSR_V_LEFTOVER, -1, 0, k, 16,
 			       "%u DMA write(s) with inv=1 to 0x%llx were never followed by the EVICT of that 16-byte piece",
-			       e->dma_map.slots[i].val, (unsigned long long)k);
+			       e->dma_map.m.slots[i].val, (unsigned long long)k);
 	}
 }
 
@@ -137,10 +137,10 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	unsigned bank = (unsigned)((pa >> 6) % e->cfg.l2_banks);
 	struct mab_ent *m;
 	uint64_t *bq;
-	uint32_t *d = msr_map_get(&e->dma_map, pa);
+	uint32_t *d = msr_omap_get(&e->dma_map, pa);
 
 	if (d && --*d == 0)
-		msr_map_del_at(&e->dma_map, d);
+		msr_omap_del_at(&e->dma_map, d);
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;
@@ -200,11 +200,11 @@ void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma);
 	if (ev->inv) {
 		uint64_t piece = ev->pa & ~15ULL;
-		uint32_t *v = msr_map_get(&e->dma_map, piece);
+		uint32_t *v = msr_omap_get(&e->dma_map, piece);
 
 		if (v)
 			++*v;
-		else if (msr_map_put(&e->dma_map, piece, 1) < 0)
+		else if (msr_omap_put(&e->dma_map, piece, 1) < 0)
 			e->nomem = 1;
 	}
 }

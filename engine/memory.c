@@ -23,9 +23,9 @@ int msr_mem_init(struct msr_engine *e)
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
 	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
 		e->page_cache[i].pn = UINT64_MAX; /* no page has this number */
-	if (msr_map_init(&e->pages_map, 64, false) < 0 ||
-	    msr_map_init(&e->l1_map, 1024, false) < 0 ||
-	    msr_map_init(&e->dma_map, 16, true) < 0)
+	if (msr_map_init(&e->pages_map, 64) < 0 ||
+	    msr_map_init(&e->l1_map, 1024) < 0 ||
+	    msr_omap_init(&e->dma_map, 16) < 0)
 		return -1;
 	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
 	return e->hist ? 0 : -1;
@@ -35,7 +35,7 @@ void msr_mem_release(struct msr_engine *e)
 {
 	msr_map_release(&e->pages_map);
 	msr_map_release(&e->l1_map);
-	msr_map_release(&e->dma_map);
+	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
 	msr_pool_release(&e->blks);
 	msr_pool_release(&e->l1);

@@ -91,23 +91,20 @@ struct msr_map {
 	size_t cap;   /* power of two */
 	size_t count;
 	unsigned shift; /* 64 - log2(cap): multiplicative hashing */
-	bool mixed;     /* slot = splitmix64(key) & (cap - 1): for maps whose
-			 * slot order is seen (iterated into a report) */
+	bool mixed;     /* an msr_omap: slot = splitmix64(key) & (cap - 1) */
 };
 
 /*
- * `mixed` keeps the splitmix slot order for a map that is walked in slot
- * order; other maps use one multiply (Fibonacci hashing), which spreads
- * block addresses as well and costs a fraction.
+ * Maps use one multiply (Fibonacci hashing) to place keys: it spreads
+ * block addresses as well as splitmix and costs a fraction. The inline
+ * functions below are for these maps only.
  */
-int msr_map_init(struct msr_map *m, size_t cap_hint, bool mixed);
+int msr_map_init(struct msr_map *m, size_t cap_hint);
 void msr_map_release(struct msr_map *m);
 
-/* Home slot of `key`. */
+/* Home slot of `key` in a map made by msr_map_init. */
 static inline size_t msr_map_home(const struct msr_map *m, uint64_t key)
 {
-	if (m->mixed)
-		return (size_t)msr_hash64(key) & (m->cap - 1);
 	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
 }
 
@@ -165,6 +162,21 @@ int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
 void msr_map_del(struct msr_map *m, uint64_t key);
 /* Remove the entry whose value slot msr_map_get returned (no second probe). */
 void msr_map_del_at(struct msr_map *m, uint32_t *val);
+
+/*
+ * A map whose slot order is seen (walked into a report): it keeps the
+ * splitmix64 placement, so the order stays what it always was. Same
+ * semantics as msr_map; out-of-line calls (it is not on a hot path).
+ */
+struct msr_omap {
+	struct msr_map m; /* walk m.slots[0 .. m.cap) for the slot order */
+};
+
+int msr_omap_init(struct msr_omap *o, size_t cap_hint);
+void msr_omap_release(struct msr_omap *o);
+uint32_t *msr_omap_get(struct msr_omap *o, uint64_t key);
+int msr_omap_put(struct msr_omap *o, uint64_t key, uint32_t val);
+void msr_omap_del_at(struct msr_omap *o, uint32_t *val);
 
 /* Fixed-size elements addressed by a 32-bit index, with a free list. */
 struct msr_pool {

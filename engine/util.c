@@ -57,7 +57,15 @@ static void slots_clear(struct msr_map_slot *sl, size_t cap)
 		sl[i].key = UINT64_MAX;
 }
 
-int msr_map_init(struct msr_map *m, size_t cap_hint, bool mixed)
+/* Home slot of `key` for either kind of map (out-of-line paths). */
+static size_t map_home(const struct msr_map *m, uint64_t key)
+{
+	if (m->mixed)
+		return (size_t)msr_hash64(key) & (m->cap - 1);
+	return msr_map_home(m, key);
+}
+
+static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 {
 	size_t cap = 16;
 	unsigned shift = 60;
@@ -79,6 +87,11 @@ int msr_map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 	return 0;
 }
 
+int msr_map_init(struct msr_map *m, size_t cap_hint)
+{
+	return map_init(m, cap_hint, false);
+}
+
 void msr_map_release(struct msr_map *m)
 {
 	free(m->slots);
@@ -89,7 +102,7 @@ void msr_map_release(struct msr_map *m)
 /* Place a key known to be absent (there is room). */
 static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
 {
-	size_t i = msr_map_home(m, key);
+	size_t i = map_home(m, key);
 
 	while (m->slots[i].key != UINT64_MAX)
 		i = (i + 1) & (m->cap - 1);
@@ -124,7 +137,7 @@ uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i)
 		if (map_grow(m) < 0)
 			return NULL;
 		mask = m->cap - 1;
-		for (i = msr_map_home(m, key); m->slots[i].key != UINT64_MAX;)
+		for (i = map_home(m, key); m->slots[i].key != UINT64_MAX;)
 			i = (i + 1) & mask;
 	}
 	m->slots[i].key = key;
@@ -164,7 +177,7 @@ void msr_map_del_at(struct msr_map *m, uint32_t *val)
 
 		if (sl[j].key == UINT64_MAX)
 			break;
-		home = msr_map_home(m, sl[j].key);
+		home = map_home(m, sl[j].key);
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			sl[i] = sl[j];
@@ -173,6 +186,50 @@ void msr_map_del_at(struct msr_map *m, uint32_t *val)
 	}
 	sl[i].key = UINT64_MAX;
 	m->count--;
+}
+
+int msr_omap_init(struct msr_omap *o, size_t cap_hint)
+{
+	return map_init(&o->m, cap_hint, true);
+}
+
+void msr_omap_release(struct msr_omap *o)
+{
+	msr_map_release(&o->m);
+}
+
+/* The probe of `key` from its home: its slot, or the empty one after. */
+static size_t omap_probe(const struct msr_map *m, uint64_t key)
+{
+	size_t i = map_home(m, key);
+
+	while (m->slots[i].key != UINT64_MAX && m->slots[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+uint32_t *msr_omap_get(struct msr_omap *o, uint64_t key)
+{
+	size_t i = omap_probe(&o->m, key);
+
+	return o->m.slots[i].key == key ? &o->m.slots[i].val : NULL;
+}
+
+int msr_omap_put(struct msr_omap *o, uint64_t key, uint32_t val)
+{
+	size_t i = omap_probe(&o->m, key);
+	uint32_t *v = o->m.slots[i].key == key ? &o->m.slots[i].val
+					       : msr_map_insert_at(&o->m, key, i);
+
+	if (!v)
+		return -1;
+	*v = val;
+	return 0;
+}
+
+void msr_omap_del_at(struct msr_omap *o, uint32_t *val)
+{
+	msr_map_del_at(&o->m, val);
 }
 
 void msr_pool_init(struct msr_pool *p, size_t esz)

@@ -126,18 +126,22 @@ Test(history, context_returns_payloads_and_fields)
 	msr_history_destroy(h);
 }
 
-/* Random inserts, updates and deletes (through upsert and del_at) against
- * a plain array, across growth, in both hashing modes. */
+/* Random inserts, updates and deletes against a plain array, across
+ * growth: msr_map through upsert/del_at, msr_omap through put/del_at. */
 Test(map, upsert_and_delete_match_a_reference)
 {
-	for (int mixed = 0; mixed < 2; mixed++) {
+	for (int ordered = 0; ordered < 2; ordered++) {
 		/* key 8*i -> value + 1, 0 = absent */
 		static uint32_t ref[4096];
 		struct msr_map m;
+		struct msr_omap o;
 		uint64_t x = 12345;
 
 		memset(ref, 0, sizeof(ref));
-		cr_assert_eq(msr_map_init(&m, 16, mixed != 0), 0);
+		if (ordered)
+			cr_assert_eq(msr_omap_init(&o, 16), 0);
+		else
+			cr_assert_eq(msr_map_init(&m, 16), 0);
 		for (unsigned n = 0; n < 200000; n++) {
 			unsigned i, op;
 			bool found;
@@ -146,30 +150,41 @@ Test(map, upsert_and_delete_match_a_reference)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			i = (unsigned)(x >> 33) % 4096;
 			op = (unsigned)(x >> 20) % 3;
-			if (op < 2) {
+			if (op < 2 && ordered) {
+				cr_assert_eq(msr_omap_put(&o, 8ULL * i, n), 0);
+				ref[i] = n + 1;
+			} else if (op < 2) {
 				v = msr_map_upsert(&m, 8ULL * i, &found);
 				cr_assert(v);
 				cr_assert_eq(found, ref[i] != 0);
 				*v = n;
 				ref[i] = n + 1;
 			} else {
-				v = msr_map_get(&m, 8ULL * i);
+				v = ordered ? msr_omap_get(&o, 8ULL * i)
+					    : msr_map_get(&m, 8ULL * i);
 				cr_assert_eq(v != NULL, ref[i] != 0);
-				if (v) {
-					cr_assert_eq(*v + 1, ref[i]);
+				if (!v)
+					continue;
+				cr_assert_eq(*v + 1, ref[i]);
+				if (ordered)
+					msr_omap_del_at(&o, v);
+				else
 					msr_map_del_at(&m, v);
-					ref[i] = 0;
-				}
+				ref[i] = 0;
 			}
 		}
 		for (unsigned i = 0; i < 4096; i++) {
-			uint32_t *v = msr_map_get(&m, 8ULL * i);
+			uint32_t *v = ordered ? msr_omap_get(&o, 8ULL * i)
+					      : msr_map_get(&m, 8ULL * i);
 
 			cr_assert_eq(v != NULL, ref[i] != 0);
 			if (v)
 				cr_assert_eq(*v + 1, ref[i]);
 		}
-		msr_map_release(&m);
+		if (ordered)
+			msr_omap_release(&o);
+		else
+			msr_map_release(&m);
 	}
 }
 
