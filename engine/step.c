@@ -21,6 +21,26 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
+/* Whether the first n (<= 8) bytes of a and b differ; both hold 8. */
+static bool differ8(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+#if defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+				__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+	uint64_t x, y, keep;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	keep = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+#else
+	keep = n >= 8 ? ~0ULL : ~(~0ULL >> (8 * n));
+#endif
+	return ((x ^ y) & keep) != 0;
+#else
+	return memcmp(a, b, n) != 0;
+#endif
+}
+
 /* Bytes in an 8-bit mask (no libgcc call without -mpopcnt). */
 static unsigned pop8(unsigned m)
 {
@@ -436,7 +456,13 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 		unsigned hi = end > 8 ? 8 : end;
 		uint8_t need = byte_mask(lo, hi - lo);
 
-		memcpy(f->val + 8 * k + lo - f->off, x->data + lo, hi - lo);
+		uint8_t tmp[16];
+
+		/* fixed 8-byte copies (inline moves, not a libc call); bytes
+		 * past the access are never read */
+		memcpy(tmp, x->data, 8);
+		memset(tmp + 8, 0, 8);
+		memcpy(f->val + 8 * k + lo - f->off, tmp + lo, 8);
 		if ((x->known & need) != need)
 			f->all_known = false;
 	}
@@ -471,7 +497,8 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 
 	if (have && f->all_known) {
 		/* the common case: nothing to learn, one compare */
-		if (memcmp(f->val, st->ld, f->acc))
+		if (f->acc <= 8 ? differ8(f->val, st->ld, f->acc)
+				: memcmp(f->val, st->ld, f->acc) != 0)
 			for (unsigned i = 0; bad < 0; i++)
 				if (f->val[i] != st->ld[i])
 					bad = (int)i;
