@@ -609,10 +609,13 @@ static const char *st_compare(const struct msr_step *st, struct st_ent **ent,
 			unsigned lo = want_n == 8 ? 0 : (unsigned)(st->pa & 7);
 			unsigned cnt = pop8(mask);
 			unsigned p0 = want_n == 8 ? 8 * k : 0;
+			uint8_t tmp[16];
 
 			if (p0 + cnt > st->st_len)
 				cnt = st->st_len > p0 ? st->st_len - p0 : 0;
-			if (cnt && memcmp(ent[k]->data + lo, st->st + p0, cnt))
+			memcpy(tmp, ent[k]->data, 8);
+			memset(tmp + 8, 0, 8);
+			if (differ8(tmp + lo, st->st + p0, cnt))
 				return "different data";
 		}
 	}
