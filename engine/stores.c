@@ -30,6 +30,8 @@ static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 {
+	uint64_t head = s->st.head;
+
 	while (s->st.head < s->st.tail) {
 		struct st_ent *se = msr_ring_at(&s->st, s->st.head);
 		unsigned need = STF_COMMITTED | STF_ACKED | STF_CRETIRED;
@@ -44,6 +46,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 			st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
+	if (s->st.head == head)
+		return; /* the cursors are at or above an unmoved head */
 	if (s->st_exec_cur < s->st.head)
 		s->st_exec_cur = s->st.head;
 	if (s->st_ack_cur < s->st.head)
