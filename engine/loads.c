@@ -51,6 +51,8 @@ static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
 
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 {
+	uint64_t head = s->ld.head;
+
 	while (s->ld.head < s->ld.tail) {
 		struct ld_ent *le = msr_ring_at(&s->ld, s->ld.head);
 		/* a strand whose step log ran out executes nothing more */
@@ -65,6 +67,8 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 			ld_unlink(s, s->ld.head, le);
 		s->ld.head++;
 	}
+	if (s->ld.head == head)
+		return; /* the cursors are at or above an unmoved head */
 	if (s->ld_exec_cur < s->ld.head)
 		s->ld_exec_cur = s->ld.head;
 	if (s->ld_live_tail < s->ld.head)
@@ -231,7 +235,7 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 }
 
 /* Keep the core's mask of strands with fills outstanding (tpc <= 64). */
-static void fills_mark(struct msr_engine *e, const struct strand *s)
+static inline void fills_mark(struct msr_engine *e, const struct strand *s)
 {
 	unsigned t = (unsigned)(s - e->strands);
 	uint64_t bit = 1ULL << (t % e->tpc % 64);
