@@ -26,6 +26,7 @@
 #define MSR_PAGE_CACHE 256 /* power of two */
 #define MSR_L1_LINE_MAX 64
 #define MSR_FILLS 16
+#define MSR_FILL_SLOTS 64
 #define MSR_DEFAULT_MAB_WINDOW 65536
 #define MSR_COMMIT_HISTORY 65536 /* power of two */
 #define MSR_OBSERVED_SEARCH 256  /* commits walked back to name a value */
@@ -194,6 +195,9 @@ struct msr_engine {
 	/* per core: bit t % tpc set <=> strand t has a fill outstanding
 	 * (kept for tpc <= 64; more threads per core scan them all) */
 	uint64_t core_fills[MSR_MAX_CORES];
+	/* per core: fill records outstanding per line slot (line number %
+	 * MSR_FILL_SLOTS), so an answer skips lines with none */
+	uint16_t fill_lines[MSR_MAX_CORES][MSR_FILL_SLOTS];
 
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */

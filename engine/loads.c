@@ -234,6 +234,12 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	}
 }
 
+/* The slot of an L1 line in a core's fill_lines counts. */
+static inline unsigned fill_slot(const struct msr_engine *e, uint64_t line)
+{
+	return (unsigned)(line >> __builtin_ctz(e->line)) % MSR_FILL_SLOTS;
+}
+
 /* Keep the core's mask of strands with fills outstanding (tpc <= 64). */
 static inline void fills_mark(struct msr_engine *e, const struct strand *s)
 {
@@ -252,14 +258,17 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 {
 	struct fill_rec *f;
 	uint64_t line = le->pa & ~(uint64_t)(e->line - 1);
+	uint16_t *lines = e->fill_lines[(unsigned)(s - e->strands) / e->tpc];
 
 	if (s->fill_n == MSR_FILLS) { /* the RTL never filled the oldest */
+		lines[fill_slot(e, s->fills[s->fill_head].line)]--;
 		s->fill_head = (s->fill_head + 1) % MSR_FILLS;
 		s->fill_n--;
 	}
 	f = &s->fills[(s->fill_head + s->fill_n) % MSR_FILLS];
 	s->fill_n++;
 	fills_mark(e, s);
+	lines[fill_slot(e, line)]++;
 	f->line = line;
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
@@ -405,6 +414,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			p->fill_event = ev->index;
 			p->fill_ts = ev->ts;
 		}
+		e->fill_lines[core][fill_slot(e, line)]--;
 		/* close the gap: at most MSR_FILLS records move */
 		for (unsigned j = i; j + 1 < s->fill_n; j++)
 			s->fills[(s->fill_head + j) % MSR_FILLS] =
@@ -454,7 +464,15 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  bool update)
 {
 	struct strand *first = &e->strands[core * e->tpc];
+	uint64_t lmask = (uint64_t)e->line - 1;
+	bool any = false;
 
+	/* most answers are for lines with no fill outstanding on the core */
+	for (uint64_t l = pa & ~lmask; l <= ((pa + len - 1) & ~lmask);
+	     l += e->line)
+		any |= e->fill_lines[core][fill_slot(e, l)] != 0;
+	if (!any)
+		return;
 	if (e->tpc > 64) {
 		for (unsigned i = 0; i < e->tpc; i++)
 			fills_answer_strand(e, first + i, pa, len, mseq, m,
