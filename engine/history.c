@@ -116,13 +116,15 @@ static struct hslot *slot_of(const struct msr_history *h, uint64_t seq)
 static void rebuild_blocks(struct msr_history *h)
 {
 	uint64_t first = h->next > h->cap ? h->next - h->cap : 0;
+	struct msr_map fresh;
 
-	msr_map_release(&h->blocks);
-	if (msr_map_init(&h->blocks, (size_t)h->cap) < 0)
+	/* out of memory: keep the old index, still right, only bigger */
+	if (msr_map_init(&fresh, (size_t)h->cap) < 0)
 		return;
+	msr_map_release(&h->blocks);
+	h->blocks = fresh;
 	for (uint64_t q = first; q < h->next; q++) {
 		struct hslot *s = &h->ring[q & (h->cap - 1)];
-
 		uint64_t pa = slot_u64(s, offsetof(struct msr_event, pa));
 
 		if (s->has & HAS_PA)
@@ -156,7 +158,7 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 		s->prev_strand = h->strand_last[ev->tnum];
 		h->strand_last[ev->tnum] = seq;
 	}
-	if ((has & HAS_PA) && h->blocks.slots) {
+	if (has & HAS_PA) { /* the block index always exists */
 		uint64_t pa8 = ev->pa & ~7ULL;
 		uint32_t *v = msr_map_get(&h->blocks, pa8);
 
@@ -169,8 +171,6 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 		} else {
 			new_block(h, pa8, seq);
 		}
-	} else {
-		has &= ~(unsigned)HAS_PA;
 	}
 	s->has = (uint8_t)has;
 }
