@@ -100,16 +100,17 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 			return;
 		}
 	}
-	/* byte order: bit 7 = byte 0 first */
-	for (unsigned m = b->mask, i; m; m &= ~(0x80u >> i)) {
+	/* byte order: bit 7 = byte 0 first; runs of a source are usually
+	 * adjacent bytes, so try the previous byte's run first */
+	for (unsigned m = b->mask, i, r = 0; m; m &= ~(0x80u >> i)) {
 		uint64_t a[2];
-		unsigned r;
 
 		i = (unsigned)__builtin_clz(m) - 24;
 		memcpy(a, &src[i], sizeof(a));
-		for (r = 0; r < n; r++)
-			if (w[r][0] == a[0] && w[r][1] == a[1])
-				break;
+		if (!n || w[r][0] != a[0] || w[r][1] != a[1])
+			for (r = 0; r < n; r++)
+				if (w[r][0] == a[0] && w[r][1] == a[1])
+					break;
 		if (r == n) {
 			struct msr_rf *f = &b->rf[r];
 
