@@ -66,8 +66,8 @@ struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
 }
 
 /* The block record of slot `slot` of page p (created when asked). */
-static struct blk *page_blk(struct msr_engine *e, struct page *p,
-			    unsigned slot, bool create)
+static inline struct blk *page_blk(struct msr_engine *e, struct page *p,
+				   unsigned slot, bool create)
 {
 	uint32_t idx;
 
