@@ -18,12 +18,15 @@
 #include "util-internal.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #define MSR_IO_BIT (1ULL << 39)
 #define MSR_PAGE_SHIFT 12
 #define MSR_PAGE_SIZE (1u << MSR_PAGE_SHIFT)
+#define MSR_PAGE_CACHE 256 /* power of two */
 #define MSR_L1_LINE_MAX 64
 #define MSR_FILLS 16
+#define MSR_FILL_SLOTS 64
 #define MSR_DEFAULT_MAB_WINDOW 65536
 #define MSR_COMMIT_HISTORY 65536 /* power of two */
 #define MSR_OBSERVED_SEARCH 256  /* commits walked back to name a value */
@@ -35,6 +38,8 @@ struct msr_src {
 	uint64_t strand : 8;
 	uint64_t kind : 8;      /* enum msr_rf_kind */
 };
+/* two words, no padding: sources compare and copy as words */
+_Static_assert(sizeof(struct msr_src) == 16, "msr_src is two words");
 
 /* Load entry flags */
 #define LDF_DATA 0x01
@@ -59,6 +64,7 @@ struct ld_ent {
 	uint8_t acc;          /* access size of the instruction, bytes */
 	uint8_t mask;         /* bytes of this block accessed */
 	uint8_t known;        /* bytes of data[] whose value is known */
+	/* not cleared at issue (written before read): keep these last */
 	uint8_t bypass_data[8];
 	uint8_t data[8];
 	struct msr_src src[8];
@@ -175,12 +181,23 @@ struct msr_engine {
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;
-	uint64_t last_pn;          /* one-entry cache of the page lookup */
-	uint32_t last_page;        /* UINT32_MAX = empty */
+	/* direct-mapped cache of page lookups (slot pn % MSR_PAGE_CACHE):
+	 * loads and stores interleave pages, one entry missed half the time */
+	struct page_slot {
+		uint64_t pn;
+		uint32_t idx;      /* pool index; pn UINT64_MAX = empty */
+	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
-	struct msr_map l1_map;     /* core << 48 | pa8 -> pool index */
-	struct msr_pool l1;
-	struct msr_map dma_map;    /* 16-byte piece -> DMA_ST inv awaiting EVICT */
+	struct msr_map l1_map;     /* core << 48 | line -> pool index */
+	struct msr_pool l1;        /* one element: the line's l1_pieces */
+	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
+				    * walked in slot order for its leftovers */
+	/* per core: bit t % tpc set <=> strand t has a fill outstanding
+	 * (kept for tpc <= 64; more threads per core scan them all) */
+	uint64_t core_fills[MSR_MAX_CORES];
+	/* per core: fill records outstanding per line slot (line number %
+	 * MSR_FILL_SLOTS), so an answer skips lines with none */
+	uint16_t fill_lines[MSR_MAX_CORES][MSR_FILL_SLOTS];
 
 	struct chist *hist;        /* MSR_COMMIT_HISTORY entries */
 	uint64_t co;               /* last commit number */
@@ -192,6 +209,21 @@ struct msr_engine {
 	struct msr_engine_stats st;
 	int nomem;                 /* an allocation failed during apply */
 };
+
+/* The bytes of a big-endian data word, lowest address first. */
+static inline void msr_be64_bytes(uint64_t v, uint8_t out[8])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v); /* one instruction, not eight shifts */
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	uint64_t w = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		((uint8_t *)&w)[i] = (uint8_t)(v >> (56 - 8 * i));
+	v = w;
+#endif
+	memcpy(out, &v, 8);
+}
 
 /* engine.c */
 struct strand *msr_eng_strand(struct msr_engine *e, unsigned tnum);
@@ -215,9 +247,48 @@ void msr_hex(char *buf, size_t size, const uint8_t *b, unsigned n);
 /* memory.c: the sparse image, byte sources, L1 pieces, commit history */
 int msr_mem_init(struct msr_engine *e);
 void msr_mem_release(struct msr_engine *e);
+struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
+				 bool create);
+
+/* The page holding pa (created when asked); most accesses hit the cache,
+ * so that path is inline. */
+static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
+					bool create)
+{
+	uint64_t pn = pa >> MSR_PAGE_SHIFT;
+	const struct page_slot *c = &e->page_cache[pn & (MSR_PAGE_CACHE - 1)];
+
+	if (c->pn == pn)
+		return msr_pool_at(&e->pages, c->idx);
+	return msr_mem_page_lookup(e, pn, create);
+}
+
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
-void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-		  uint8_t *known, struct msr_src src[8]);
+static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
+				uint8_t data[8], uint8_t *known,
+				struct msr_src src[8])
+{
+	struct page *p = msr_mem_page(e, pa8, false);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+
+	if (!p) {
+		memset(data, 0, 8);
+		*known = 0;
+		memset(src, 0, 8 * sizeof(*src));
+		return;
+	}
+	memcpy(data, p->data + off, 8);
+	/* 8-aligned blocks own exactly one byte of the known bitmap */
+	*known = p->known[off / 8];
+	if (p->blk[off / 8])
+		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
+				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
+	else
+		memset(src, 0, 8 * sizeof(*src));
+}
+/* msr_mem_read, and the block's record (created; NULL when out of memory). */
+struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+			  uint8_t *known, struct msr_src src[8]);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s);
@@ -225,6 +296,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
+/* The core's piece of pa8 (NULL when the line is not held). With create,
+ * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
@@ -247,8 +320,22 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  bool update);
 
 /* stores.c */
+/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
+static inline uint64_t msr_st_seq32(const struct strand *s, uint32_t v)
+{
+	uint64_t last = s->st.tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
 /* Youngest live store of the strand to block pa8 (0 = none). */
-uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8);
+static inline uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
+{
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint64_t q = v ? msr_st_seq32(s, *v) : 0;
+
+	return q >= s->st.head && q < s->st.tail ? q : 0;
+}
 void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev);
@@ -258,6 +345,7 @@ void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 
 /* mab.c */
+/* A new MAB entry, not cleared: the caller sets or clears every field. */
 struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq);
 void msr_mab_retire(struct msr_engine *e);
 void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev);

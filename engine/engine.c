@@ -242,28 +242,32 @@ void msr_engine_set_steps(struct msr_engine *e,
 	}
 }
 
+/* Codes ST_ISSUE..DMA_ST carry a ts, except the pops and MEM_CHECK. */
 static bool has_ts(unsigned code)
 {
-	switch (code) {
-	case MSR_SSTEP:
-	case MSR_LD_POP:
-	case MSR_ST_POP:
-	case MSR_MEM_CHECK:
-		return false;
-	default:
-		return code >= MSR_ST_ISSUE && code <= MSR_DMA_ST;
-	}
+	const uint32_t with_ts = ((1u << (MSR_DMA_ST - MSR_ST_ISSUE + 1)) - 1) &
+		~(1u << (MSR_LD_POP - MSR_ST_ISSUE)) &
+		~(1u << (MSR_ST_POP - MSR_ST_ISSUE)) &
+		~(1u << (MSR_MEM_CHECK - MSR_ST_ISSUE));
+	unsigned k = code - MSR_ST_ISSUE;
+
+	return k <= MSR_DMA_ST - MSR_ST_ISSUE && ((with_ts >> k) & 1);
 }
 
-static bool strand_ok(struct msr_engine *e, const struct msr_event *ev)
+/* The reader bounds tnum; a caller that does not gets a violation. Out of
+ * line and cold, so the check on every event stays a compare. */
+static __attribute__((noinline, cold)) bool
+strand_bad(struct msr_engine *e, const struct msr_event *ev)
 {
-	if (ev->tnum < e->nstrands)
-		return true;
-	/* the reader bounds tnum; a caller that does not gets a violation */
 	msr_eng_report(e, MSR_V_ORDER_ASSUMPTION, -1, 0, ev->pa, 0,
 		       "event names strand %u but the system has %u strands",
 		       ev->tnum, e->nstrands);
 	return false;
+}
+
+static inline bool strand_ok(struct msr_engine *e, const struct msr_event *ev)
+{
+	return ev->tnum < e->nstrands || strand_bad(e, ev);
 }
 
 int msr_engine_apply(struct msr_engine *e, const struct msr_event *ev,

@@ -16,23 +16,39 @@
 
 #define NO_LINK UINT64_MAX
 
+/* HAS_*: which chains an event code joins (table indexed by code) */
+#define HAS_TNUM 1
+#define HAS_PA 2
+
+/* The event without its payload, which few events carry: that lives in
+ * `bytes`, copied only when there is one. */
 struct hslot {
-	struct msr_event ev;
+	struct msr_event_head {
+		unsigned char b[offsetof(struct msr_event, bytes)];
+	} ev;
 	uint64_t prev_strand; /* history seq, NO_LINK = none */
 	uint64_t prev_block;
-	int strand;           /* -1 = none */
-	uint64_t pa8;         /* UINT64_MAX = none */
+	uint8_t has;          /* HAS_*: the chains this event is on */
 };
 
 struct msr_history {
 	struct hslot *ring;
+	uint8_t (*bytes)[64]; /* payloads, same slots as ring */
 	uint64_t cap;         /* power of two */
 	uint64_t next;        /* seq of the next event added */
 	uint64_t strand_last[MSR_MAX_STRANDS];
 	struct msr_map blocks; /* pa8 -> low 32 bits of its newest event's seq */
-	uint8_t has_tnum[MSR_CODE_LIMIT];
-	uint8_t has_pa[MSR_CODE_LIMIT];
+	uint8_t has[MSR_CODE_LIMIT]; /* HAS_* per code */
 };
+
+/* A field of the stored event head (copied out: no type punning). */
+static uint64_t slot_u64(const struct hslot *s, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, s->ev.b + off, sizeof(v));
+	return v;
+}
 
 int msr_history_create(size_t ring_events, struct msr_history **out,
 		       struct msr_error *err)
@@ -49,7 +65,8 @@ int msr_history_create(size_t ring_events, struct msr_history **out,
 		goto nomem;
 	h->cap = cap;
 	h->ring = calloc((size_t)cap, sizeof(*h->ring));
-	if (!h->ring || msr_map_init(&h->blocks, 1024) < 0)
+	h->bytes = calloc((size_t)cap, sizeof(*h->bytes));
+	if (!h->ring || !h->bytes || msr_map_init(&h->blocks, 1024) < 0)
 		goto nomem;
 	for (unsigned i = 0; i < MSR_MAX_STRANDS; i++)
 		h->strand_last[i] = NO_LINK;
@@ -58,15 +75,17 @@ int msr_history_create(size_t ring_events, struct msr_history **out,
 
 		if (!d)
 			continue;
-		h->has_tnum[c] = d->other_tnum_at != 0;
+		if (d->other_tnum_at)
+			h->has[c] |= HAS_TNUM;
 		for (unsigned f = 0; f < MSR_MAX_FIELDS && d->fields[f]; f++) {
 			if (d->fields[f] == MSR_F_TNUM)
-				h->has_tnum[c] = 1;
+				h->has[c] |= HAS_TNUM;
 			if (d->fields[f] == MSR_F_PA)
-				h->has_pa[c] = 1;
+				h->has[c] |= HAS_PA;
 		}
 	}
-	h->has_pa[MSR_CSR_READ] = h->has_pa[MSR_PIO_READ] = 1;
+	h->has[MSR_CSR_READ] |= HAS_PA;
+	h->has[MSR_PIO_READ] |= HAS_PA;
 	*out = h;
 	return MSR_OK;
 nomem:
@@ -81,6 +100,7 @@ void msr_history_destroy(struct msr_history *h)
 	if (!h)
 		return;
 	free(h->ring);
+	free(h->bytes);
 	msr_map_release(&h->blocks);
 	free(h);
 }
@@ -96,54 +116,63 @@ static struct hslot *slot_of(const struct msr_history *h, uint64_t seq)
 static void rebuild_blocks(struct msr_history *h)
 {
 	uint64_t first = h->next > h->cap ? h->next - h->cap : 0;
+	struct msr_map fresh;
 
-	msr_map_release(&h->blocks);
-	if (msr_map_init(&h->blocks, (size_t)h->cap) < 0)
+	/* out of memory: keep the old index, still right, only bigger */
+	if (msr_map_init(&fresh, (size_t)h->cap) < 0)
 		return;
+	msr_map_release(&h->blocks);
+	h->blocks = fresh;
 	for (uint64_t q = first; q < h->next; q++) {
 		struct hslot *s = &h->ring[q & (h->cap - 1)];
+		uint64_t pa = slot_u64(s, offsetof(struct msr_event, pa));
 
-		if (s->pa8 != UINT64_MAX)
-			msr_map_put(&h->blocks, s->pa8, (uint32_t)q);
+		if (s->has & HAS_PA)
+			msr_map_put(&h->blocks, pa & ~7ULL, (uint32_t)q);
 	}
+}
+
+/* A block's first event in the index (kept out of line: most events
+ * find their block there). */
+static __attribute__((noinline)) void new_block(struct msr_history *h,
+						uint64_t pa8, uint64_t seq)
+{
+	msr_map_put(&h->blocks, pa8, (uint32_t)seq);
+	if (h->blocks.count > 2 * h->cap)
+		rebuild_blocks(h);
 }
 
 void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 {
 	uint64_t seq = h->next++;
-	struct hslot *s = &h->ring[seq & (h->cap - 1)];
-	unsigned code = ev->code < MSR_CODE_LIMIT ? ev->code : 0;
+	size_t slot = (size_t)(seq & (h->cap - 1));
+	struct hslot *s = &h->ring[slot];
+	unsigned has = h->has[ev->code < MSR_CODE_LIMIT ? ev->code : 0];
 
-	/* the payload only as far as it is used: most events have none (a
-	 * fixed-size copy first: a variable one is a slow `rep movs`) */
-	memcpy(&s->ev, ev, offsetof(struct msr_event, bytes));
+	/* a fixed-size copy: a variable one is a slow `rep movs` */
+	memcpy(&s->ev, ev, sizeof(s->ev));
 	if (ev->nbytes)
-		memcpy(s->ev.bytes, ev->bytes, ev->nbytes);
+		memcpy(h->bytes[slot], ev->bytes, ev->nbytes);
 	s->prev_strand = s->prev_block = NO_LINK;
-	s->strand = -1;
-	s->pa8 = UINT64_MAX;
-	if (h->has_tnum[code]) {
-		s->strand = ev->tnum;
+	if (has & HAS_TNUM) {
 		s->prev_strand = h->strand_last[ev->tnum];
 		h->strand_last[ev->tnum] = seq;
 	}
-	if (h->has_pa[code] && h->blocks.slots) {
+	if (has & HAS_PA) { /* the block index always exists */
 		uint64_t pa8 = ev->pa & ~7ULL;
 		uint32_t *v = msr_map_get(&h->blocks, pa8);
 
-		s->pa8 = pa8;
 		if (v) {
 			/* the block's newest event; still in the ring => still it */
 			uint64_t prev = seq - (uint32_t)((uint32_t)seq - *v);
 
-			s->prev_block = slot_of(h, prev) ? prev : NO_LINK;
+			s->prev_block = seq - prev < h->cap ? prev : NO_LINK;
 			*v = (uint32_t)seq;
 		} else {
-			msr_map_put(&h->blocks, pa8, (uint32_t)seq);
+			new_block(h, pa8, seq);
 		}
-		if (h->blocks.count > 2 * h->cap)
-			rebuild_blocks(h);
 	}
+	s->has = (uint8_t)has;
 }
 
 /* Newest event at or before `at` on one chain, starting from seq `q`. */
@@ -155,7 +184,7 @@ static uint64_t chain_start(const struct msr_history *h, uint64_t q,
 
 		if (!s)
 			return NO_LINK;
-		if (s->ev.index <= at)
+		if (slot_u64(s, offsetof(struct msr_event, index)) <= at)
 			return q;
 		q = by_strand ? s->prev_strand : s->prev_block;
 	}
@@ -188,7 +217,12 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 
 		if (!s)
 			break;
-		out[k++] = s->ev;
+		memcpy(&out[k], &s->ev, sizeof(s->ev));
+		memset(out[k].bytes, 0, sizeof(out[k].bytes));
+		if (out[k].nbytes)
+			memcpy(out[k].bytes, h->bytes[s - h->ring],
+			       out[k].nbytes);
+		k++;
 		if (q == a)
 			a = slot_of(h, s->prev_strand) ? s->prev_strand : NO_LINK;
 		if (q == b)

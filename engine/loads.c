@@ -10,6 +10,7 @@
  */
 #include "engine-internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static uint8_t byte_mask(unsigned off, unsigned n)
@@ -45,11 +46,13 @@ static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
 	if (le->prev_same >= s->ld.head && le->prev_same != q)
 		*v = (uint32_t)le->prev_same;
 	else
-		msr_map_del(&s->ld_keys, le->key);
+		msr_map_del_at(&s->ld_keys, v);
 }
 
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 {
+	uint64_t head = s->ld.head;
+
 	while (s->ld.head < s->ld.tail) {
 		struct ld_ent *le = msr_ring_at(&s->ld, s->ld.head);
 		/* a strand whose step log ran out executes nothing more */
@@ -64,6 +67,8 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 			ld_unlink(s, s->ld.head, le);
 		s->ld.head++;
 	}
+	if (s->ld.head == head)
+		return; /* the cursors are at or above an unmoved head */
 	if (s->ld_exec_cur < s->ld.head)
 		s->ld_exec_cur = s->ld.head;
 	if (s->ld_live_tail < s->ld.head)
@@ -154,22 +159,34 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 	for (unsigned k = 0; k < nent; k++) {
 		struct ld_ent *le;
 		uint64_t seq;
+		uint32_t *v;
+		bool found;
 
 		if (msr_ring_full(&s->ld))
 			ld_force_drop(e, s, ev->tnum);
-		le = msr_ring_push(&s->ld);
+		le = msr_ring_push_raw(&s->ld);
 		if (!le) {
 			e->nomem = 1;
 			return;
 		}
+		/* data, src and bypass_data are written before they are read
+		 * (capture, or the repair read of a load without data) */
+		memset(le, 0, offsetof(struct ld_ent, bypass_data));
 		seq = s->ld.tail - 1;
 		if (!group)
 			group = seq;
 		le->pa = nent > 1 ? base + 8 * k : ev->pa;
 		le->key = io ? le->pa : le->pa & ~7ULL;
-		le->prev_same = ld_youngest(s, le->key);
-		if (msr_map_put(&s->ld_keys, le->key, (uint32_t)seq) < 0)
+		v = msr_map_upsert(&s->ld_keys, le->key, &found);
+		if (v) {
+			uint64_t q = found ? ld_seq32(s, *v) : 0;
+
+			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q
+									   : 0;
+			*v = (uint32_t)seq;
+		} else {
 			e->nomem = 1;
+		}
 		le->group = group;
 		le->itype = (uint8_t)itype;
 		le->nent = (uint8_t)nent;
@@ -217,25 +234,56 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	}
 }
 
+/* The slot of an L1 line in a core's fill_lines counts. */
+static inline unsigned fill_slot(const struct msr_engine *e, uint64_t line)
+{
+	return (unsigned)(line >> __builtin_ctz(e->line)) % MSR_FILL_SLOTS;
+}
+
+/* Keep the core's mask of strands with fills outstanding (tpc <= 64). */
+static inline void fills_mark(struct msr_engine *e, const struct strand *s)
+{
+	unsigned t = (unsigned)(s - e->strands);
+	uint64_t bit = 1ULL << (t % e->tpc % 64);
+
+	if (s->fill_n)
+		e->core_fills[t / e->tpc] |= bit;
+	else
+		e->core_fills[t / e->tpc] &= ~bit;
+}
+
+/* Record an L2 miss's line as of now; `le` was just read from memory. */
 static void ld_push_fill(struct msr_engine *e, struct strand *s,
 			 const struct ld_ent *le, uint64_t seq)
 {
 	struct fill_rec *f;
 	uint64_t line = le->pa & ~(uint64_t)(e->line - 1);
+	uint16_t *lines = e->fill_lines[(unsigned)(s - e->strands) / e->tpc];
 
 	if (s->fill_n == MSR_FILLS) { /* the RTL never filled the oldest */
+		lines[fill_slot(e, s->fills[s->fill_head].line)]--;
 		s->fill_head = (s->fill_head + 1) % MSR_FILLS;
 		s->fill_n--;
 	}
 	f = &s->fills[(s->fill_head + s->fill_n) % MSR_FILLS];
 	s->fill_n++;
+	fills_mark(e, s);
+	lines[fill_slot(e, line)]++;
 	f->line = line;
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
 	f->dead = false;
-	for (unsigned k = 0; k < e->line / 8; k++)
+	for (unsigned k = 0; k < e->line / 8; k++) {
+		if (line + 8 * k == (le->pa & ~7ULL)) {
+			/* the load's own block: just read into le */
+			memcpy(f->data + 8 * k, le->data, 8);
+			f->known[k] = le->known;
+			memcpy(f->src + 8 * k, le->src, sizeof(le->src));
+			continue;
+		}
 		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
 			     f->src + 8 * k);
+	}
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
@@ -351,23 +399,28 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
-			struct l1_piece *p = msr_l1_get(e, core, line + 8 * k,
-							true);
+		/* the pieces of a line are one record: look it up once */
+		struct l1_piece *p0 = f->dead ? NULL
+					      : msr_l1_get(e, core, line, true);
 
-			if (!p)
-				return;
+		if (!f->dead && !p0)
+			return;
+		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
+			struct l1_piece *p = p0 + k;
+
 			memcpy(p->data, f->data + 8 * k, 8);
 			memcpy(p->src, f->src + 8 * k, sizeof(p->src));
 			p->known = f->known[k];
 			p->fill_event = ev->index;
 			p->fill_ts = ev->ts;
 		}
+		e->fill_lines[core][fill_slot(e, line)]--;
 		/* close the gap: at most MSR_FILLS records move */
 		for (unsigned j = i; j + 1 < s->fill_n; j++)
 			s->fills[(s->fill_head + j) % MSR_FILLS] =
 				s->fills[(s->fill_head + j + 1) % MSR_FILLS];
 		s->fill_n--;
+		fills_mark(e, s);
 		return;
 	}
 	msr_eng_report(e, MSR_V_UNMATCHED_LD_FILL, (int)t, 0, ev->pa, e->line,
@@ -383,31 +436,53 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
  * fill: an invalidation drops it, an update patches its piece. An answer
  * for an older entry left the fill alone: its data already holds the store.
  */
+static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
+				uint64_t pa, unsigned len, uint64_t mseq,
+				const struct mab_ent *m, bool update)
+{
+	uint64_t lmask = (uint64_t)e->line - 1;
+	unsigned k = (unsigned)((pa & lmask) / 8);
+
+	for (unsigned i = 0; i < s->fill_n; i++) {
+		struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
+
+		if (f->dead || f->mpos > mseq ||
+		    f->line + e->line <= pa || f->line >= pa + len)
+			continue;
+		if (!update) {
+			f->dead = true;
+			continue;
+		}
+		memcpy(f->data + 8 * k, m->data, 8);
+		memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		f->known[k] = m->known;
+	}
+}
+
 void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 			  unsigned len, uint64_t mseq, const struct mab_ent *m,
 			  bool update)
 {
+	struct strand *first = &e->strands[core * e->tpc];
 	uint64_t lmask = (uint64_t)e->line - 1;
+	bool any = false;
 
-	for (unsigned t = core * e->tpc; t < (core + 1) * e->tpc; t++) {
-		struct strand *s = &e->strands[t];
-
-		for (unsigned i = 0; i < s->fill_n; i++) {
-			struct fill_rec *f = &s->fills[(s->fill_head + i) % MSR_FILLS];
-			unsigned k = (unsigned)((pa & lmask) / 8);
-
-			if (f->dead || f->mpos > mseq ||
-			    f->line + e->line <= pa || f->line >= pa + len)
-				continue;
-			if (!update) {
-				f->dead = true;
-				continue;
-			}
-			memcpy(f->data + 8 * k, m->data, 8);
-			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
-			f->known[k] = m->known;
-		}
+	/* most answers are for lines with no fill outstanding on the core */
+	for (uint64_t l = pa & ~lmask; l <= ((pa + len - 1) & ~lmask);
+	     l += e->line)
+		any |= e->fill_lines[core][fill_slot(e, l)] != 0;
+	if (!any)
+		return;
+	if (e->tpc > 64) {
+		for (unsigned i = 0; i < e->tpc; i++)
+			fills_answer_strand(e, first + i, pa, len, mseq, m,
+					    update);
+		return;
 	}
+	/* only the core's strands with a fill outstanding */
+	for (uint64_t todo = e->core_fills[core]; todo; todo &= todo - 1)
+		fills_answer_strand(e, first + __builtin_ctzll(todo), pa, len,
+				    mseq, m, update);
 }
 
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev)

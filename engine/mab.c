@@ -87,7 +87,7 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 		}
 		msr_mab_retire(e);
 	}
-	m = msr_ring_push(&e->mab);
+	m = msr_ring_push_raw(&e->mab);
 	if (!m) {
 		e->nomem = 1;
 		return NULL;
@@ -107,14 +107,14 @@ void msr_mab_leftovers(struct msr_engine *e)
 		mab_leftover(e, m, " before the trace ended");
 	}
 	msr_eng_where(e, e->last_index, e->last_offset, e->last_ts);
-	for (size_t i = 0; i < e->dma_map.cap; i++) {
-		uint64_t k = e->dma_map.slots[i].key;
+	for (size_t i = 0; i < e->dma_map.m.cap; i++) {
+		uint64_t k = e->dma_map.m.slots[i].key;
 
 		if (k == UINT64_MAX)
 			continue;
 		msr_eng_report(e, MSR_V_LEFTOVER, -1, 0, k, 16,
 			       "%u DMA write(s) with inv=1 to 0x%llx were never followed by the EVICT of that 16-byte piece",
-			       e->dma_map.slots[i].val, (unsigned long long)k);
+			       e->dma_map.m.slots[i].val, (unsigned long long)k);
 	}
 }
 
@@ -137,13 +137,14 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	unsigned bank = (unsigned)((pa >> 6) % e->cfg.l2_banks);
 	struct mab_ent *m;
 	uint64_t *bq;
-	uint32_t *d = msr_map_get(&e->dma_map, pa);
+	uint32_t *d = msr_omap_get(&e->dma_map, pa);
 
 	if (d && --*d == 0)
-		msr_map_del(&e->dma_map, pa);
+		msr_omap_del_at(&e->dma_map, d);
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;
+	memset(m, 0, sizeof(*m));
 	m->type = MAB_EVICT;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;
@@ -152,7 +153,7 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	m->offset = ev->offset;
 	if (m->await) {
 		bank_trim(e, &e->banks[bank]);
-		bq = msr_ring_push(&e->banks[bank]);
+		bq = msr_ring_push_raw(&e->banks[bank]);
 		if (bq)
 			*bq = mseq;
 		else
@@ -190,26 +191,20 @@ unmatched:
 		       core, bank, ev->ts, core);
 }
 
-static void data_bytes(uint64_t v, uint8_t out[8])
-{
-	for (unsigned i = 0; i < 8; i++)
-		out[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
 void msr_eng_dma(struct msr_engine *e, const struct msr_event *ev)
 {
 	static const struct msr_src dma = {0, 0, 0, MSR_RF_DMA};
 	uint8_t d[8];
 
-	data_bytes(ev->data, d);
+	msr_be64_bytes(ev->data, d);
 	msr_mem_write(e, ev->pa & ~7ULL, d, ev->bmask, &dma);
 	if (ev->inv) {
 		uint64_t piece = ev->pa & ~15ULL;
-		uint32_t *v = msr_map_get(&e->dma_map, piece);
+		uint32_t *v = msr_omap_get(&e->dma_map, piece);
 
 		if (v)
 			++*v;
-		else if (msr_map_put(&e->dma_map, piece, 1) < 0)
+		else if (msr_omap_put(&e->dma_map, piece, 1) < 0)
 			e->nomem = 1;
 	}
 }
@@ -227,7 +222,7 @@ void msr_eng_slam(struct msr_engine *e, const struct msr_event *ev)
 	 * yet get their initial value this way (co 0); overwriting a stored
 	 * byte is outside the commit order, like DMA.
 	 */
-	data_bytes(ev->data, d);
+	msr_be64_bytes(ev->data, d);
 	msr_mem_read(e, pa8, cur, &known, src);
 	for (unsigned i = 0; i < 8; i++)
 		if (src[i].kind == MSR_RF_INIT)

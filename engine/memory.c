@@ -19,11 +19,13 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
-	msr_pool_init(&e->l1, sizeof(struct l1_piece));
-	e->last_page = UINT32_MAX;
+	/* an element holds the pieces of one L1 line: lines come and go whole */
+	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
+	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
+		e->page_cache[i].pn = UINT64_MAX; /* no page has this number */
 	if (msr_map_init(&e->pages_map, 64) < 0 ||
 	    msr_map_init(&e->l1_map, 1024) < 0 ||
-	    msr_map_init(&e->dma_map, 16) < 0)
+	    msr_omap_init(&e->dma_map, 16) < 0)
 		return -1;
 	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
 	return e->hist ? 0 : -1;
@@ -33,7 +35,7 @@ void msr_mem_release(struct msr_engine *e)
 {
 	msr_map_release(&e->pages_map);
 	msr_map_release(&e->l1_map);
-	msr_map_release(&e->dma_map);
+	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
 	msr_pool_release(&e->blks);
 	msr_pool_release(&e->l1);
@@ -41,14 +43,12 @@ void msr_mem_release(struct msr_engine *e)
 	e->hist = NULL;
 }
 
-static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
+struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
+				 bool create)
 {
-	uint64_t pn = pa >> MSR_PAGE_SHIFT;
-	uint32_t *v, idx;
+	uint32_t *v = msr_map_get(&e->pages_map, pn);
+	uint32_t idx;
 
-	if (e->last_page != UINT32_MAX && e->last_pn == pn)
-		return msr_pool_at(&e->pages, e->last_page);
-	v = msr_map_get(&e->pages_map, pn);
 	if (v) {
 		idx = *v;
 	} else {
@@ -60,19 +60,17 @@ static struct page *page_get(struct msr_engine *e, uint64_t pa, bool create)
 			return NULL;
 		}
 	}
-	e->last_pn = pn;
-	e->last_page = idx;
+	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].pn = pn;
+	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].idx = idx;
 	return msr_pool_at(&e->pages, idx);
 }
 
-struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
+/* The block record of slot `slot` of page p (created when asked). */
+static inline struct blk *page_blk(struct msr_engine *e, struct page *p,
+				   unsigned slot, bool create)
 {
-	struct page *p = page_get(e, pa8, create);
-	unsigned slot = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8;
 	uint32_t idx;
 
-	if (!p)
-		return NULL;
 	if (p->blk[slot])
 		return msr_pool_at(&e->blks, p->blk[slot] - 1);
 	if (!create)
@@ -86,50 +84,63 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 	return msr_pool_at(&e->blks, idx);
 }
 
-void msr_mem_read(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-		  uint8_t *known, struct msr_src src[8])
+struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
-	struct page *p = page_get(e, pa8, false);
-	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	struct page *p = msr_mem_page(e, pa8, create);
 
-	if (!p) {
-		memset(data, 0, 8);
-		*known = 0;
-		memset(src, 0, 8 * sizeof(*src));
-		return;
+	if (!p)
+		return NULL;
+	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8,
+			create);
+}
+
+struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
+			  uint8_t *known, struct msr_src src[8])
+{
+	struct page *p = msr_mem_page(e, pa8, true);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
+
+	if (!b) {
+		msr_mem_read(e, pa8, data, known, src);
+		return NULL;
 	}
 	memcpy(data, p->data + off, 8);
-	/* 8-aligned blocks own exactly one byte of the known bitmap */
 	*known = p->known[off / 8];
-	if (p->blk[off / 8])
-		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
-				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
-	else
-		memset(src, 0, 8 * sizeof(*src));
+	memcpy(src, b->src, 8 * sizeof(*src));
+	return b;
 }
 
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {
 	struct page *p;
-	struct blk *b;
+	struct blk *b = NULL;
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 
 	if (!mask)
 		return;
-	p = page_get(e, pa8, true);
+	p = msr_mem_page(e, pa8, true);
+	if (!p)
+		return;
 	/* no block record means "initial value" for all its bytes: initial
 	 * images and slams of fresh memory need none */
-	b = msr_mem_blk(e, pa8, s->kind != MSR_RF_INIT);
-	if (!p || (!b && s->kind != MSR_RF_INIT))
+	b = page_blk(e, p, off / 8, s->kind != MSR_RF_INIT);
+	if (!b && s->kind != MSR_RF_INIT)
 		return;
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(0x80u >> i);
+	p->known[off / 8] |= mask;
+	if (mask == 0xff) {
+		memcpy(p->data + off, data, 8);
+		if (b)
+			for (unsigned i = 0; i < 8; i++)
+				b->src[i] = *s;
+		return;
+	}
+	for (unsigned m = mask; m; m &= m - 1) {
+		/* bit 7 = byte 0 */
+		unsigned i = 7 - (unsigned)__builtin_ctz(m);
 
-		if (!(mask & bit))
-			continue;
 		p->data[off + i] = data[i];
-		p->known[off / 8] |= bit;
 		if (b)
 			b->src[i] = *s;
 	}
@@ -138,7 +149,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask)
 {
-	struct page *p = page_get(e, pa8, true);
+	struct page *p = msr_mem_page(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 
 	if (!p)
@@ -157,20 +168,28 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create)
 {
-	uint64_t key = ((uint64_t)core << 48) | pa8;
-	uint32_t *v = msr_map_get(&e->l1_map, key);
-	uint32_t idx;
+	uint64_t lmask = (uint64_t)e->line - 1;
+	uint64_t key = ((uint64_t)core << 48) | (pa8 & ~lmask);
+	unsigned k = (unsigned)((pa8 & lmask) / 8);
+	uint32_t *v = create ? NULL : msr_map_get(&e->l1_map, key);
+	bool found;
 
-	if (v)
-		return msr_pool_at(&e->l1, *v);
 	if (!create)
-		return NULL;
-	idx = msr_pool_alloc(&e->l1);
-	if (idx == UINT32_MAX || msr_map_put(&e->l1_map, key, idx) < 0) {
+		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k
+			 : NULL;
+	v = msr_map_upsert(&e->l1_map, key, &found);
+	if (v && !found) {
+		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */
+		if (*v == UINT32_MAX) {
+			msr_map_del_at(&e->l1_map, v);
+			v = NULL;
+		}
+	}
+	if (!v) {
 		e->nomem = 1;
 		return NULL;
 	}
-	return msr_pool_at(&e->l1, idx);
+	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
@@ -181,13 +200,13 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 	uint64_t end = (pa + (len ? len : 1) + lmask) & ~lmask;
 
 	/* whole L1 lines overlapping [pa, pa+len) leave the core's L1 */
-	for (uint64_t a = start; a < end; a += 8) {
+	for (uint64_t a = start; a < end; a += e->line) {
 		uint64_t key = ((uint64_t)core << 48) | a;
 		uint32_t *v = msr_map_get(&e->l1_map, key);
 
 		if (v) {
 			msr_pool_free(&e->l1, *v);
-			msr_map_del(&e->l1_map, key);
+			msr_map_del_at(&e->l1_map, v);
 		}
 	}
 }

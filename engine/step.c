@@ -21,6 +21,35 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
+/* Whether the first n (<= 8) bytes of a and b differ; both hold 8. */
+static bool differ8(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+#if defined(__BYTE_ORDER__) && (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+				__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+	uint64_t x, y, keep;
+
+	memcpy(&x, a, 8);
+	memcpy(&y, b, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	keep = n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+#else
+	keep = n >= 8 ? ~0ULL : ~(~0ULL >> (8 * n));
+#endif
+	return ((x ^ y) & keep) != 0;
+#else
+	return memcmp(a, b, n) != 0;
+#endif
+}
+
+/* Bytes in an 8-bit mask (no libgcc call without -mpopcnt). */
+static unsigned pop8(unsigned m)
+{
+	static const uint8_t n4[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+				       1, 2, 2, 3, 2, 3, 3, 4};
+
+	return n4[m & 15] + n4[(m >> 4) & 15];
+}
+
 static const char *const op_names[MSR_STEP_OP_COUNT] = {
 	"nop", "ld", "ldd", "ldq", "ldblk", "st", "stblk", "stbi",
 	"cas", "swap", "ldstub", "membar", "prefetch",
@@ -36,41 +65,70 @@ static const char *itname(unsigned it)
 	return it < MSR_IT_COUNT ? itype_names[it] : "?";
 }
 
-static bool src_eq(const struct msr_src *a, const struct msr_src *b)
-{
-	return a->kind == b->kind && a->strand == b->strand &&
-	       a->sseq == b->sseq && a->co == b->co;
-}
-
-/* Per-byte sources of one block -> disjoint rf runs (first-seen order). */
+/* Per-byte sources of one block -> disjoint rf runs (first-seen order).
+ * Sources compare by their two words: equal words <=> equal fields. */
 static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 {
-	b->nrf = 0;
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(0x80u >> i);
-		unsigned r;
+	uint64_t w[8][2];
+	unsigned n = 0;
 
-		if (!(b->mask & bit))
-			continue;
-		for (r = 0; r < b->nrf; r++) {
-			const struct msr_rf *f = &b->rf[r];
-			struct msr_src s = {f->co, f->sseq, f->strand, f->kind};
+	if (b->mask) {
+		/* usually one source supplies every byte: one run */
+		unsigned i0 = (unsigned)__builtin_clz(b->mask) - 24;
+		unsigned m = b->mask & ~(0x80u >> i0);
+		bool one = true;
 
-			if (src_eq(&s, &src[i]))
-				break;
+		memcpy(w[0], &src[i0], sizeof(w[0]));
+		for (; m && one; m &= m - 1) {
+			uint64_t a[2];
+
+			memcpy(a, &src[7 - __builtin_ctz(m)], sizeof(a));
+			one = a[0] == w[0][0] && a[1] == w[0][1];
 		}
-		if (r == b->nrf) {
-			b->rf[r].kind = src[i].kind;
-			b->rf[r].strand = src[i].kind == MSR_RF_COMMIT ||
-					  src[i].kind == MSR_RF_BYPASS
-				? src[i].strand : 0;
-			b->rf[r].sseq = src[i].sseq;
-			b->rf[r].co = src[i].co;
-			b->rf[r].mask = 0;
-			b->nrf++;
+		if (one) {
+			struct msr_rf *f = &b->rf[0];
+
+			f->kind = src[i0].kind;
+			f->mask = b->mask;
+			f->strand = src[i0].kind == MSR_RF_COMMIT ||
+					    src[i0].kind == MSR_RF_BYPASS
+				? src[i0].strand : 0;
+			f->placed = 0;
+			f->sseq = src[i0].sseq;
+			f->co = src[i0].co;
+			b->nrf = 1;
+			return;
 		}
-		b->rf[r].mask |= bit;
 	}
+	/* byte order: bit 7 = byte 0 first; runs of a source are usually
+	 * adjacent bytes, so try the previous byte's run first */
+	for (unsigned m = b->mask, i, r = 0; m; m &= ~(0x80u >> i)) {
+		uint64_t a[2];
+
+		i = (unsigned)__builtin_clz(m) - 24;
+		memcpy(a, &src[i], sizeof(a));
+		if (!n || w[r][0] != a[0] || w[r][1] != a[1])
+			for (r = 0; r < n; r++)
+				if (w[r][0] == a[0] && w[r][1] == a[1])
+					break;
+		if (r == n) {
+			struct msr_rf *f = &b->rf[r];
+
+			w[r][0] = a[0];
+			w[r][1] = a[1];
+			f->kind = src[i].kind;
+			f->mask = 0;
+			f->strand = src[i].kind == MSR_RF_COMMIT ||
+					    src[i].kind == MSR_RF_BYPASS
+				? src[i].strand : 0;
+			f->placed = 0;
+			f->sseq = src[i].sseq;
+			f->co = src[i].co;
+			n++;
+		}
+		b->rf[r].mask |= (uint8_t)(0x80u >> i);
+	}
+	b->nrf = (uint8_t)n;
 }
 
 static bool has_unexecuted_store(struct strand *s)
@@ -237,8 +295,8 @@ struct ld_form {
 	struct ld_ent *ent[8];
 	unsigned n;
 	unsigned acc, off;
-	uint8_t val[64], known[64];
-	bool ready;
+	uint8_t val[64], known[64]; /* known[]: only when !all_known */
+	bool ready, all_known;
 };
 
 static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
@@ -389,22 +447,45 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 			       t, (unsigned long long)iseq,
 			       (unsigned long long)le->pa,
 			       (unsigned long long)st->line);
-	for (unsigned i = 0; i < f->acc; i++) {
+	/* the value block by block; per-byte known flags only when some byte
+	 * is unknown (rare: first observations) */
+	f->all_known = true;
+	for (unsigned k = 0; k < f->n && 8 * k < f->off + f->acc; k++) {
+		struct ld_ent *x = f->ent[k];
+		unsigned lo = k ? 0 : f->off;
+		unsigned end = f->off + f->acc - 8 * k;
+		unsigned hi = end > 8 ? 8 : end;
+		uint8_t need = byte_mask(lo, hi - lo);
+
+		uint8_t tmp[16];
+
+		/* fixed 8-byte copies (inline moves, not a libc call); bytes
+		 * past the access are never read */
+		memcpy(tmp, x->data, 8);
+		memset(tmp + 8, 0, 8);
+		memcpy(f->val + 8 * k + lo - f->off, tmp + lo, 8);
+		if ((x->known & need) != need)
+			f->all_known = false;
+	}
+	for (unsigned i = 0; !f->all_known && i < f->acc; i++) {
 		unsigned p = f->off + i;
 		struct ld_ent *x = f->ent[p / 8];
 
-		f->val[i] = x->data[p % 8];
 		f->known[i] = (x->known >> (7 - p % 8)) & 1;
 	}
 	return true;
 }
 
 /* Block k of an op, cleared: op_init clears only the op's header, since
- * most ops use one of the eight blocks (~2 KiB to clear per step). */
+ * most ops use one of the eight blocks (~2 KiB to clear per step); the rf
+ * runs are written whole by fill_rf, only the first nrf count. */
 static struct msr_op_block *op_block(struct msr_op *op, unsigned k)
 {
-	memset(&op->blk[k], 0, sizeof(op->blk[k]));
-	return &op->blk[k];
+	struct msr_op_block *b = &op->blk[k];
+
+	memset(b, 0, offsetof(struct msr_op_block, rf));
+	b->data_event = 0;
+	return b;
 }
 
 /* Compare with ld=, learn unknown bytes, mark executed, fill op blocks. */
@@ -415,6 +496,15 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 	bool have = (st->has & MSR_STEP_HAS_LD) && st->ld_len >= f->acc;
 	int bad = -1;
 
+	if (have && f->all_known) {
+		/* the common case: nothing to learn, one compare */
+		if (f->acc <= 8 ? differ8(f->val, st->ld, f->acc)
+				: memcmp(f->val, st->ld, f->acc) != 0)
+			for (unsigned i = 0; bad < 0; i++)
+				if (f->val[i] != st->ld[i])
+					bad = (int)i;
+		have = false;
+	}
 	for (unsigned i = 0; have && i < f->acc; i++) {
 		unsigned p = f->off + i;
 		struct ld_ent *x = f->ent[p / 8];
@@ -514,12 +604,19 @@ static const char *st_compare(const struct msr_step *st, struct st_ent **ent,
 			return "different address";
 		if (ent[k]->bmask != mask)
 			return "different byte mask";
-		for (unsigned i = 0; has_st && i < 8; i++) {
-			unsigned p = want_n == 8 ? 8 * k + i
-						 : i - (unsigned)(st->pa & 7);
+		if (has_st) {
+			/* the mask is one run of bytes: compare it as a range,
+			 * up to the end of the step's data */
+			unsigned lo = want_n == 8 ? 0 : (unsigned)(st->pa & 7);
+			unsigned cnt = pop8(mask);
+			unsigned p0 = want_n == 8 ? 8 * k : 0;
+			uint8_t tmp[16];
 
-			if ((mask & (0x80u >> i)) && p < st->st_len &&
-			    ent[k]->data[i] != st->st[p])
+			if (p0 + cnt > st->st_len)
+				cnt = st->st_len > p0 ? st->st_len - p0 : 0;
+			memcpy(tmp, ent[k]->data, 8);
+			memset(tmp + 8, 0, 8);
+			if (differ8(tmp + lo, st->st + p0, cnt))
 				return "different data";
 		}
 	}
@@ -619,7 +716,7 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 	if (!atomic) {
 		op->nblocks = (uint8_t)n;
 		op->pa = n == 8 ? ent[0]->pa & ~63ULL : ent[0]->pa;
-		op->size = (uint8_t)(n == 8 ? 64 : __builtin_popcount(se->bmask));
+		op->size = (uint8_t)(n == 8 ? 64 : pop8(se->bmask));
 	}
 	msr_eng_st_retire(e, &e->strands[t]);
 	return true;
@@ -656,12 +753,15 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	uint64_t iseq = ++s->executed;
 	struct msr_step st;
 	struct msr_op op;
-	struct ld_form f;
+	struct ld_form f; /* ld_gather sets what it returns true with */
 	int rc;
 
 	if (!e->have_steps)
 		return MSR_OK;
-	memset(&st, 0, sizeof(st));
+	/* ld[] is read only up to ld_len, which the source sets with it; st[]
+	 * is copied into reports up to the step's size: clear it */
+	memset(&st, 0, offsetof(struct msr_step, ld));
+	memset(st.st, 0, sizeof(st.st));
 	s->last_pc = 0;
 	rc = e->steps.next(e->steps.ctx, t, &st, err);
 	if (rc < 0)
@@ -689,7 +789,6 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	case MSR_STEP_LDQ:
 	case MSR_STEP_LDBLK:
 		e->st.loads++;
-		memset(&f, 0, sizeof(f));
 		op_init(e, &op, t, iseq, &st, ev, MSR_OP_LOAD);
 		if (ld_gather(e, t, iseq, &st, &f)) {
 			ld_finish(e, t, iseq, &st, &f, &op);
@@ -708,7 +807,6 @@ int msr_eng_sstep(struct msr_engine *e, const struct msr_event *ev,
 	case MSR_STEP_SWAP:
 	case MSR_STEP_LDSTUB:
 		e->st.atomics++;
-		memset(&f, 0, sizeof(f));
 		op_init(e, &op, t, iseq, &st, ev, MSR_OP_ATOMIC);
 		if (ld_gather(e, t, iseq, &st, &f)) {
 			bool ok;

@@ -14,38 +14,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
-static uint64_t st_seq32(const struct strand *s, uint32_t v)
-{
-	uint64_t last = s->st.tail - 1;
-
-	return last - (uint32_t)((uint32_t)last - v);
-}
-
-uint64_t msr_eng_st_youngest(struct strand *s, uint64_t pa8)
-{
-	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
-	uint64_t q = v ? st_seq32(s, *v) : 0;
-
-	return q >= s->st.head && q < s->st.tail ? q : 0;
-}
-
 /* Store `q` leaves the block chains (retired, dropped or popped). */
 static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 {
 	uint64_t pa8 = se->pa & ~7ULL;
 	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
 
-	if (!v || st_seq32(s, *v) != q)
+	if (!v || msr_st_seq32(s, *v) != q)
 		return; /* a younger store heads the chain */
 	if (se->prev_same >= s->st.head && se->prev_same != q)
 		*v = (uint32_t)se->prev_same;
 	else
-		msr_map_del(&s->st_blocks, pa8);
+		msr_map_del_at(&s->st_blocks, v);
 }
 
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 {
+	uint64_t head = s->st.head;
+
 	while (s->st.head < s->st.tail) {
 		struct st_ent *se = msr_ring_at(&s->st, s->st.head);
 		unsigned need = STF_COMMITTED | STF_ACKED | STF_CRETIRED;
@@ -60,6 +46,8 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 			st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
+	if (s->st.head == head)
+		return; /* the cursors are at or above an unmoved head */
 	if (s->st_exec_cur < s->st.head)
 		s->st_exec_cur = s->st.head;
 	if (s->st_ack_cur < s->st.head)
@@ -96,6 +84,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 		? msr_ring_at(&s->st, s->st_live_tail - 1) : NULL;
 	struct st_ent *first, *se;
 	uint64_t seq, gseq = 0;
+	uint32_t *v;
+	bool found;
 
 	/* the ST_ISSUEs of one block store form one group (for ST_POP) */
 	if (prev && ev->itype == MSR_IT_BLOCK_STORE &&
@@ -108,11 +98,13 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
-	se = msr_ring_push(&s->st); /* may move the ring: no pointers kept */
+	/* may move the ring: no pointers kept */
+	se = msr_ring_push_raw(&s->st);
 	if (!se) {
 		e->nomem = 1;
 		return;
 	}
+	memset(se, 0, sizeof(*se));
 	seq = s->st.tail - 1;
 	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
 	if (first) {
@@ -125,11 +117,16 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 			e->st.stores++;
 	}
 	se->pa = ev->pa;
-	se->prev_same = msr_eng_st_youngest(s, ev->pa & ~7ULL);
-	if (msr_map_put(&s->st_blocks, ev->pa & ~7ULL, (uint32_t)seq) < 0)
+	v = msr_map_upsert(&s->st_blocks, ev->pa & ~7ULL, &found);
+	if (v) {
+		uint64_t q = found ? msr_st_seq32(s, *v) : 0;
+
+		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
+		*v = (uint32_t)seq;
+	} else {
 		e->nomem = 1;
-	for (unsigned i = 0; i < 8; i++)
-		se->data[i] = (uint8_t)(ev->data >> (56 - 8 * i));
+	}
+	msr_be64_bytes(ev->data, se->data);
 	se->bmask = ev->bmask;
 	se->itype = ev->itype;
 	if (ev->itype == MSR_IT_BLOCK_STORE || ev->itype == MSR_IT_BLK_INIT_ST)
@@ -217,6 +214,7 @@ static void st_unmatched_commit(struct msr_engine *e,
 	m = msr_mab_push(e, &mseq);
 	if (!m)
 		return;
+	memset(m, 0, sizeof(*m));
 	m->type = MAB_COMMIT;
 	m->strand = (uint8_t)t;
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
@@ -229,7 +227,7 @@ static void st_unmatched_commit(struct msr_engine *e,
 		uint64_t *pc;
 
 		pcommit_trim(e, &e->strands[t]);
-		pc = msr_ring_push(&e->strands[t].pcommit);
+		pc = msr_ring_push_raw(&e->strands[t].pcommit);
 		if (pc)
 			*pc = mseq;
 		else
@@ -322,6 +320,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->mask = st_apply(e, ev, se, &src, &zeroed);
 	m->rmo = (se->flags & STF_RMO) != 0;
 	m->atomic = se->itype == MSR_IT_ATOMIC;
+	/* every field is set here (data, known, src by msr_mem_image) */
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;
 	m->pa = pa8;
@@ -329,12 +328,11 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	msr_mem_read(e, pa8, m->data, &m->known, m->src);
-	b = msr_mem_blk(e, pa8, true);
+	b = msr_mem_image(e, pa8, m->data, &m->known, m->src);
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
-		pc = msr_ring_push(&s->pcommit);
+		pc = msr_ring_push_raw(&s->pcommit);
 		if (pc)
 			*pc = mseq;
 		else

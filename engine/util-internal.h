@@ -10,6 +10,7 @@
 #ifndef MSR_ENGINE_UTIL_INTERNAL_H
 #define MSR_ENGINE_UTIL_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,20 @@ static inline int msr_ring_full(const struct msr_ring *r)
 	return r->limit && msr_ring_count(r) >= r->limit;
 }
 
+/* Double the capacity; 0, or -1 when out of memory. */
+int msr_ring_grow(struct msr_ring *r);
+
+/* Append an element left as it was (the caller clears or fills it all:
+ * a memset of a constant size there is a few stores, not a call). */
+static inline void *msr_ring_push_raw(struct msr_ring *r)
+{
+	if (msr_ring_full(r))
+		return NULL;
+	if (msr_ring_count(r) >= r->cap && msr_ring_grow(r) < 0)
+		return NULL;
+	return r->buf + (size_t)(r->tail++ & (r->cap - 1)) * r->esz;
+}
+
 /* 64-bit mix (splitmix64 finaliser): spreads block addresses over the map. */
 static inline uint64_t msr_hash64(uint64_t x)
 {
@@ -75,16 +90,29 @@ struct msr_map {
 	struct msr_map_slot *slots; /* NULL before init / after release */
 	size_t cap;   /* power of two */
 	size_t count;
+	unsigned shift; /* 64 - log2(cap): multiplicative hashing */
+	bool mixed;     /* an msr_omap: slot = splitmix64(key) & (cap - 1) */
 };
 
+/*
+ * Maps use one multiply (Fibonacci hashing) to place keys: it spreads
+ * block addresses as well as splitmix and costs a fraction. The inline
+ * functions below are for these maps only.
+ */
 int msr_map_init(struct msr_map *m, size_t cap_hint);
 void msr_map_release(struct msr_map *m);
+
+/* Home slot of `key` in a map made by msr_map_init. */
+static inline size_t msr_map_home(const struct msr_map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
+}
 
 /* Value slot of `key`, or NULL. Inline: it is on every event's path. */
 static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 {
 	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
+	size_t i = msr_map_home(m, key);
 
 	for (;;) {
 		struct msr_map_slot *sl = &m->slots[i];
@@ -97,10 +125,58 @@ static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 	}
 }
 
+/* Insert absent `key` at its free probe slot i (growing if needed). */
+uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i);
+
+/* The value slot of `key`, inserted when absent (*found false; the
+ * value is then the caller's to set); NULL when out of memory. One probe
+ * finds the key or the empty slot it goes into. */
+static inline uint32_t *msr_map_upsert(struct msr_map *m, uint64_t key,
+				       bool *found)
+{
+	size_t mask = m->cap - 1;
+	size_t i = msr_map_home(m, key);
+
+	for (;;) {
+		struct msr_map_slot *sl = &m->slots[i];
+
+		if (sl->key == key) {
+			*found = true;
+			return &sl->val;
+		}
+		if (sl->key == UINT64_MAX)
+			break;
+		i = (i + 1) & mask;
+	}
+	*found = false;
+	/* keep the load factor at or below 1/2 so probes stay short */
+	if ((m->count + 1) * 2 > m->cap)
+		return msr_map_insert_at(m, key, i);
+	m->slots[i].key = key;
+	m->count++;
+	return &m->slots[i].val;
+}
 /* Insert or overwrite; returns 0, or -1 when out of memory. */
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val);
 /* Remove `key` if present. */
 void msr_map_del(struct msr_map *m, uint64_t key);
+/* Remove the entry whose value slot msr_map_get returned (no second probe). */
+void msr_map_del_at(struct msr_map *m, uint32_t *val);
+
+/*
+ * A map whose slot order is seen (walked into a report): it keeps the
+ * splitmix64 placement, so the order stays what it always was. Same
+ * semantics as msr_map; out-of-line calls (it is not on a hot path).
+ */
+struct msr_omap {
+	struct msr_map m; /* walk m.slots[0 .. m.cap) for the slot order */
+};
+
+int msr_omap_init(struct msr_omap *o, size_t cap_hint);
+void msr_omap_release(struct msr_omap *o);
+uint32_t *msr_omap_get(struct msr_omap *o, uint64_t key);
+int msr_omap_put(struct msr_omap *o, uint64_t key, uint32_t val);
+void msr_omap_del_at(struct msr_omap *o, uint32_t *val);
 
 /* Fixed-size elements addressed by a 32-bit index, with a free list. */
 struct msr_pool {
@@ -114,6 +190,8 @@ void msr_pool_init(struct msr_pool *p, size_t esz);
 void msr_pool_release(struct msr_pool *p);
 /* A zeroed element's index, or UINT32_MAX when out of memory. */
 uint32_t msr_pool_alloc(struct msr_pool *p);
+/* The same, not cleared: for callers that set the whole element. */
+uint32_t msr_pool_alloc_raw(struct msr_pool *p);
 void msr_pool_free(struct msr_pool *p, uint32_t idx);
 
 static inline void *msr_pool_at(const struct msr_pool *p, uint32_t idx)

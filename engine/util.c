@@ -7,6 +7,7 @@
  */
 #include "util-internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ void msr_ring_release(struct msr_ring *r)
 	r->cap = 0;
 }
 
-static int ring_grow(struct msr_ring *r)
+int msr_ring_grow(struct msr_ring *r)
 {
 	uint64_t ncap = r->cap ? r->cap * 2 : 16;
 	unsigned char *nb = calloc((size_t)ncap, r->esz);
@@ -43,15 +44,10 @@ static int ring_grow(struct msr_ring *r)
 
 void *msr_ring_push(struct msr_ring *r)
 {
-	void *p;
+	void *p = msr_ring_push_raw(r);
 
-	if (msr_ring_full(r))
-		return NULL;
-	if (msr_ring_count(r) >= r->cap && ring_grow(r) < 0)
-		return NULL;
-	p = r->buf + (size_t)(r->tail & (r->cap - 1)) * r->esz;
-	memset(p, 0, r->esz);
-	r->tail++;
+	if (p)
+		memset(p, 0, r->esz);
 	return p;
 }
 
@@ -61,14 +57,27 @@ static void slots_clear(struct msr_map_slot *sl, size_t cap)
 		sl[i].key = UINT64_MAX;
 }
 
-int msr_map_init(struct msr_map *m, size_t cap_hint)
+/* Home slot of `key` for either kind of map (out-of-line paths). */
+static size_t map_home(const struct msr_map *m, uint64_t key)
+{
+	if (m->mixed)
+		return (size_t)msr_hash64(key) & (m->cap - 1);
+	return msr_map_home(m, key);
+}
+
+static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 {
 	size_t cap = 16;
+	unsigned shift = 60;
 
-	while (cap < cap_hint)
+	while (cap < cap_hint) {
 		cap *= 2;
+		shift--;
+	}
 	m->slots = malloc(cap * sizeof(*m->slots));
 	m->cap = cap;
+	m->shift = shift;
+	m->mixed = mixed;
 	m->count = 0;
 	if (!m->slots) {
 		msr_map_release(m);
@@ -78,6 +87,11 @@ int msr_map_init(struct msr_map *m, size_t cap_hint)
 	return 0;
 }
 
+int msr_map_init(struct msr_map *m, size_t cap_hint)
+{
+	return map_init(m, cap_hint, false);
+}
+
 void msr_map_release(struct msr_map *m)
 {
 	free(m->slots);
@@ -85,68 +99,85 @@ void msr_map_release(struct msr_map *m)
 	m->cap = m->count = 0;
 }
 
-static void map_insert(struct msr_map_slot *sl, size_t cap, uint64_t key,
-		       uint32_t val)
+/* Place a key known to be absent (there is room). */
+static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
 {
-	size_t i = (size_t)msr_hash64(key) & (cap - 1);
+	size_t i = map_home(m, key);
 
-	while (sl[i].key != UINT64_MAX && sl[i].key != key)
-		i = (i + 1) & (cap - 1);
-	sl[i].key = key;
-	sl[i].val = val;
+	while (m->slots[i].key != UINT64_MAX)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i].key = key;
+	m->slots[i].val = val;
 }
 
-static int map_grow(struct msr_map *m)
+static __attribute__((noinline)) int map_grow(struct msr_map *m)
 {
-	size_t ncap = m->cap * 2;
-	struct msr_map_slot *ns = malloc(ncap * sizeof(*ns));
+	struct msr_map old = *m;
+	struct msr_map_slot *ns = malloc(old.cap * 2 * sizeof(*ns));
 
 	if (!ns)
 		return -1;
-	slots_clear(ns, ncap);
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].key != UINT64_MAX)
-			map_insert(ns, ncap, m->slots[i].key, m->slots[i].val);
-	free(m->slots);
+	slots_clear(ns, old.cap * 2);
 	m->slots = ns;
-	m->cap = ncap;
+	m->cap = old.cap * 2;
+	m->shift = old.shift - 1;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i].key != UINT64_MAX)
+			map_insert(m, old.slots[i].key, old.slots[i].val);
+	free(old.slots);
 	return 0;
+}
+
+uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i)
+{
+	/* keep the load factor at or below 1/2 so probes stay short */
+	if ((m->count + 1) * 2 > m->cap) {
+		size_t mask;
+
+		if (map_grow(m) < 0)
+			return NULL;
+		mask = m->cap - 1;
+		for (i = map_home(m, key); m->slots[i].key != UINT64_MAX;)
+			i = (i + 1) & mask;
+	}
+	m->slots[i].key = key;
+	m->count++;
+	return &m->slots[i].val;
 }
 
 int msr_map_put(struct msr_map *m, uint64_t key, uint32_t val)
 {
-	uint32_t *v = msr_map_get(m, key);
+	bool found;
+	uint32_t *v = msr_map_upsert(m, key, &found);
 
-	if (v) {
-		*v = val;
-		return 0;
-	}
-	/* keep the load factor at or below 1/2 so probes stay short */
-	if ((m->count + 1) * 2 > m->cap && map_grow(m) < 0)
+	if (!v)
 		return -1;
-	map_insert(m->slots, m->cap, key, val);
-	m->count++;
+	*v = val;
 	return 0;
 }
 
 void msr_map_del(struct msr_map *m, uint64_t key)
 {
-	size_t mask = m->cap - 1;
-	size_t i = (size_t)msr_hash64(key) & mask;
-	struct msr_map_slot *sl = m->slots;
+	uint32_t *v = msr_map_get(m, key);
 
-	while (sl[i].key != key) {
-		if (sl[i].key == UINT64_MAX)
-			return;
-		i = (i + 1) & mask;
-	}
+	if (v)
+		msr_map_del_at(m, v);
+}
+
+void msr_map_del_at(struct msr_map *m, uint32_t *val)
+{
+	size_t mask = m->cap - 1;
+	struct msr_map_slot *sl = m->slots;
+	size_t i = (size_t)((struct msr_map_slot *)(void *)((char *)val -
+		offsetof(struct msr_map_slot, val)) - sl);
+
 	/* backward-shift deletion: no tombstones, probe chains stay intact */
 	for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
 		size_t home;
 
 		if (sl[j].key == UINT64_MAX)
 			break;
-		home = (size_t)msr_hash64(sl[j].key) & mask;
+		home = map_home(m, sl[j].key);
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			sl[i] = sl[j];
@@ -155,6 +186,50 @@ void msr_map_del(struct msr_map *m, uint64_t key)
 	}
 	sl[i].key = UINT64_MAX;
 	m->count--;
+}
+
+int msr_omap_init(struct msr_omap *o, size_t cap_hint)
+{
+	return map_init(&o->m, cap_hint, true);
+}
+
+void msr_omap_release(struct msr_omap *o)
+{
+	msr_map_release(&o->m);
+}
+
+/* The probe of `key` from its home: its slot, or the empty one after. */
+static size_t omap_probe(const struct msr_map *m, uint64_t key)
+{
+	size_t i = map_home(m, key);
+
+	while (m->slots[i].key != UINT64_MAX && m->slots[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+uint32_t *msr_omap_get(struct msr_omap *o, uint64_t key)
+{
+	size_t i = omap_probe(&o->m, key);
+
+	return o->m.slots[i].key == key ? &o->m.slots[i].val : NULL;
+}
+
+int msr_omap_put(struct msr_omap *o, uint64_t key, uint32_t val)
+{
+	size_t i = omap_probe(&o->m, key);
+	uint32_t *v = o->m.slots[i].key == key ? &o->m.slots[i].val
+					       : msr_map_insert_at(&o->m, key, i);
+
+	if (!v)
+		return -1;
+	*v = val;
+	return 0;
+}
+
+void msr_omap_del_at(struct msr_omap *o, uint32_t *val)
+{
+	msr_map_del_at(&o->m, val);
 }
 
 void msr_pool_init(struct msr_pool *p, size_t esz)
@@ -172,6 +247,15 @@ void msr_pool_release(struct msr_pool *p)
 }
 
 uint32_t msr_pool_alloc(struct msr_pool *p)
+{
+	uint32_t idx = msr_pool_alloc_raw(p);
+
+	if (idx != UINT32_MAX)
+		memset(msr_pool_at(p, idx), 0, p->esz);
+	return idx;
+}
+
+uint32_t msr_pool_alloc_raw(struct msr_pool *p)
 {
 	uint32_t idx;
 
@@ -193,7 +277,6 @@ uint32_t msr_pool_alloc(struct msr_pool *p)
 		}
 		idx = p->used++;
 	}
-	memset(msr_pool_at(p, idx), 0, p->esz);
 	return idx;
 }
 

@@ -1,8 +1,10 @@
 /*
- * test_engine_misc.c - event history context, violation-kind names, the
- * default configuration and initial-image loading errors.
+ * test_engine_misc.c - event history context, the engine's hash map,
+ * violation-kind names, the default configuration and initial-image
+ * loading errors.
  */
 #include "engine-test.h"
+#include "util-internal.h" /* the map under the engine's chains */
 
 static struct msr_event hev(uint64_t index, unsigned code, unsigned tnum,
 			    uint64_t pa)
@@ -80,6 +82,110 @@ Test(history, ring_forgets_old_events)
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(out[i].pa, 0x1000);
 	msr_history_destroy(h);
+}
+
+/* Payloads are kept beside the ring: a slot reused by a payload-less event
+ * must not hand back the old payload, and every header field comes back. */
+Test(history, context_returns_payloads_and_fields)
+{
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event out[4];
+	struct msr_event chk = hev(0, MSR_MEM_CHECK, 0, 0x3000);
+	size_t n;
+
+	cr_assert_eq(msr_history_create(16, &h, &err), MSR_OK);
+	chk.nbytes = 64;
+	for (unsigned i = 0; i < 64; i++)
+		chk.bytes[i] = (uint8_t)(i + 1);
+	chk.ts = 77;
+	chk.offset = 1234;
+	msr_history_add(h, &chk);
+	n = msr_history_context(h, -1, 0x3000, 0, 4, out);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].nbytes, 64);
+	cr_assert_eq(out[0].ts, 77);
+	cr_assert_eq(out[0].offset, 1234);
+	cr_assert_eq(memcmp(out[0].bytes, chk.bytes, 64), 0);
+	/* wrap the ring so slot 0 holds a new event without a payload */
+	for (uint64_t i = 1; i <= 16; i++) {
+		struct msr_event ev = hev(i, MSR_ST_ISSUE, 1, 0x3000);
+
+		ev.data = 0x1122334455667788ULL + i;
+		ev.bmask = 0xf0;
+		msr_history_add(h, &ev);
+	}
+	n = msr_history_context(h, 1, 0x3000, 16, 1, out);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].index, 16);
+	cr_assert_eq(out[0].nbytes, 0);
+	cr_assert_eq(out[0].data, 0x1122334455667788ULL + 16);
+	cr_assert_eq(out[0].bmask, 0xf0);
+	for (unsigned i = 0; i < 64; i++)
+		cr_assert_eq(out[0].bytes[i], 0);
+	msr_history_destroy(h);
+}
+
+/* Random inserts, updates and deletes against a plain array, across
+ * growth: msr_map through upsert/del_at, msr_omap through put/del_at. */
+Test(map, upsert_and_delete_match_a_reference)
+{
+	for (int ordered = 0; ordered < 2; ordered++) {
+		/* key 8*i -> value + 1, 0 = absent */
+		static uint32_t ref[4096];
+		struct msr_map m;
+		struct msr_omap o;
+		uint64_t x = 12345;
+
+		memset(ref, 0, sizeof(ref));
+		if (ordered)
+			cr_assert_eq(msr_omap_init(&o, 16), 0);
+		else
+			cr_assert_eq(msr_map_init(&m, 16), 0);
+		for (unsigned n = 0; n < 200000; n++) {
+			unsigned i, op;
+			bool found;
+			uint32_t *v;
+
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			i = (unsigned)(x >> 33) % 4096;
+			op = (unsigned)(x >> 20) % 3;
+			if (op < 2 && ordered) {
+				cr_assert_eq(msr_omap_put(&o, 8ULL * i, n), 0);
+				ref[i] = n + 1;
+			} else if (op < 2) {
+				v = msr_map_upsert(&m, 8ULL * i, &found);
+				cr_assert(v);
+				cr_assert_eq(found, ref[i] != 0);
+				*v = n;
+				ref[i] = n + 1;
+			} else {
+				v = ordered ? msr_omap_get(&o, 8ULL * i)
+					    : msr_map_get(&m, 8ULL * i);
+				cr_assert_eq(v != NULL, ref[i] != 0);
+				if (!v)
+					continue;
+				cr_assert_eq(*v + 1, ref[i]);
+				if (ordered)
+					msr_omap_del_at(&o, v);
+				else
+					msr_map_del_at(&m, v);
+				ref[i] = 0;
+			}
+		}
+		for (unsigned i = 0; i < 4096; i++) {
+			uint32_t *v = ordered ? msr_omap_get(&o, 8ULL * i)
+					      : msr_map_get(&m, 8ULL * i);
+
+			cr_assert_eq(v != NULL, ref[i] != 0);
+			if (v)
+				cr_assert_eq(*v + 1, ref[i]);
+		}
+		if (ordered)
+			msr_omap_release(&o);
+		else
+			msr_map_release(&m);
+	}
 }
 
 Test(names, vkind_roundtrip)
