@@ -25,7 +25,8 @@ Environment:
                       shapes run only at the two smallest sizes
   MSR_BENCH_REPEAT    rounds (default 3)
   MSR_BENCH_DIR       work directory (default /tmp/msr-bench)
-  MSR_BENCH_KEEP      1 = keep the generated traces
+  MSR_BENCH_KEEP      1 = keep the generated traces, and reuse the ones an
+                      earlier run kept in MSR_BENCH_DIR
 
 Needs zstd(1) and GNU time (/usr/bin/time).
 """
@@ -87,6 +88,16 @@ def generate(gen, work, variant, events):
     trace, steps = base + ".trace.zst", base + ".steps.zst"
     argv = [gen, "-o", trace, "--steps", steps, "--events", str(events),
             "--seed", "11"] + VARIANTS[variant]
+    count = base + ".events"
+    if os.environ.get("MSR_BENCH_KEEP") == "1" and all(
+            os.path.exists(f) for f in (trace, steps, count)):
+        # kept by an earlier run with the same options: same bytes
+        with open(count) as f:
+            real = int(f.read())
+        print("reusing   %-6s %10d events (%s)" % (variant, real, trace),
+              flush=True)
+        return {"variant": variant, "events": real, "trace": trace,
+                "steps": steps, "report": base + ".yaml"}
     rc, wall, cpu, _, err = run(argv)
     if rc != 0:
         sys.exit("bench: msync-gen failed (%d): %s" % (rc, err.decode()))
@@ -96,6 +107,8 @@ def generate(gen, work, variant, events):
         if line.startswith("msync-gen:") and " events" in line:
             real = int(line.split()[1])
             break
+    with open(count, "w") as f:
+        f.write("%d\n" % real)
     print("generated %-6s %10d events in %6.1f s cpu (%s, %s)" % (
         variant, real, cpu, fmt_bytes(os.path.getsize(trace)),
         fmt_bytes(os.path.getsize(steps))), flush=True)
