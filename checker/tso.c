@@ -921,26 +921,31 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 	return true;
 }
 
-/* The strand's position moves up to `p`, held by this load: through the
- * store it read (`lo`, at byte `b`) or else through its StoreLoad floor. */
+/* The position moves up to `p` (into *f / *w), held by this load: through
+ * the store it read (`lo`, at byte `b`) or else through its StoreLoad
+ * floor. */
 static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
-		 uint64_t p, uint64_t lo, const struct tso_byte *b)
+		 uint64_t p, uint64_t lo, const struct tso_byte *b,
+		 uint64_t *f, struct tso_wit *w)
 {
-	s->f_ll = p;
+	*f = p;
 	if (p == lo) {
-		self_wit(t, l, lo, b, &s->w_ll); /* names this load as via */
+		self_wit(t, l, lo, b, w); /* names this load as via */
 		return;
 	}
-	s->w_ll = s->w_sl;
-	s->w_ll.via = *tso_load_self(l); /* the load holding it */
-	s->w_ll.via_pa = l->op->pa;
-	s->w_ll.via_size = l->op->size;
+	*w = s->w_sl;
+	w->via = *tso_load_self(l); /* the load holding it */
+	w->via_pa = l->op->pa;
+	w->via_size = l->op->size;
 }
 
 /* Place a load (or one 16-byte piece of a block load, begun by the
- * caller) after the strand's earlier loads and barriers. */
+ * caller) after the strand's earlier loads and barriers (s->f_ll). A
+ * position above *fmax goes to *fmax / *wmax: s->f_ll / s->w_ll for a
+ * plain load, the pieces' running maximum for a block load. */
 static void place_piece(struct msr_tso *t, struct tso_strand *s,
-			unsigned b0, unsigned bn)
+			unsigned b0, unsigned bn, uint64_t *fmax,
+			struct tso_wit *wmax)
 {
 	struct tso_load *l = &t->ld;
 	uint64_t p, lo, hi1; /* highest lo, lowest (hi - 1) */
@@ -955,8 +960,8 @@ static void place_piece(struct msr_tso *t, struct tso_strand *s,
 		if (s->f_ll > p)
 			p = s->f_ll;
 		if (p <= hi1) { /* no byte to report */
-			if (p > s->f_ll)
-				hold(t, s, l, p, lo, &lo_b);
+			if (p > *fmax)
+				hold(t, s, l, p, lo, &lo_b, fmax, wmax);
 			return;
 		}
 	}
@@ -985,27 +990,30 @@ static void place_piece(struct msr_tso *t, struct tso_strand *s,
 			if (l->b[i].hi && p >= l->b[i].hi)
 				stale_pick(t, s, l, &l->b[i], &self);
 	}
-	if (p > s->f_ll)
-		hold(t, s, l, p, lo, &l->b[lo_i]);
+	if (p > *fmax)
+		hold(t, s, l, p, lo, &l->b[lo_i], fmax, wmax);
 }
 
 static void place_load(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
 {
 	load_begin(&t->ld, op);
-	place_piece(t, s, 0, op->nblocks);
+	place_piece(t, s, 0, op->nblocks, &s->f_ll, &s->w_ll);
 }
 
 /*
  * A block load returns four 16-byte pieces, each single-copy atomic but not
  * atomic together: each piece follows the strand's earlier loads, the
  * pieces are unordered among themselves, and later loads follow them all.
+ * The pieces all start from the unchanged s->f_ll / s->w_ll, so only the
+ * highest position's witness is built and nothing is restored between
+ * them.
  */
 static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			     const struct msr_op *op)
 {
-	uint64_t f0 = s->f_ll, fmax = s->f_ll;
-	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
+	uint64_t fmax = s->f_ll;
+	struct tso_wit wmax;
 	unsigned b, n;
 
 	load_begin(&t->ld, op); /* one proof op for all pieces */
@@ -1014,16 +1022,12 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
 		     n++)
 			;
-		s->f_ll = f0;
-		s->w_ll = w0;
-		place_piece(t, s, b, n);
-		if (s->f_ll > fmax) {
-			fmax = s->f_ll;
-			wmax = s->w_ll;
-		}
+		place_piece(t, s, b, n, &fmax, &wmax);
 	}
-	s->f_ll = fmax;
-	s->w_ll = wmax;
+	if (fmax > s->f_ll) {
+		s->f_ll = fmax;
+		s->w_ll = wmax;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1086,10 +1090,17 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	}
 }
 
+/* The proof op of a multi-block op, built once for all its blocks. */
+struct op_proof {
+	bool ok;
+	struct msr_proof_op p;
+};
+
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 				   const struct msr_op *op,
-				   const struct msr_op_block *blk)
+				   const struct msr_op_block *blk,
+				   struct op_proof *pp)
 {
 	struct tso_srec *r;
 	struct tso_crec *c;
@@ -1117,7 +1128,11 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		memcpy(r->raw, op->kind == MSR_OP_STORE ? b0->store : b0->load,
 		       sizeof(r->raw));
 	} else {
-		tso_proof_load(op, &r->info);
+		if (!pp->ok) {
+			tso_proof_load(op, &pp->p);
+			pp->ok = true;
+		}
+		r->info = pp->p;
 		r->lazy = false;
 	}
 	r->info.pa = blk->pa8;
@@ -1135,11 +1150,13 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
 {
 	bool reported = false;
+	struct op_proof pp;
 	unsigned b;
 
+	pp.ok = false;
 	for (b = 0; b < op->nblocks; b++) {
 		const struct msr_op_block *blk = &op->blk[b];
-		struct tso_srec *r = store_exec(t, s, op, blk);
+		struct tso_srec *r = store_exec(t, s, op, blk, &pp);
 
 		if (!r)
 			continue;
@@ -1165,6 +1182,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	struct tso_srec *r = op->nblocks ? srec_get(s, op->blk[0].sseq) : NULL;
 	struct tso_load *l = &t->ld;
 	uint64_t co_a = r ? r->co : 0, q;
+	struct op_proof pp;
 	unsigned i, b;
 
 	if (!co_a) { /* never committed: check it as a plain load */
@@ -1190,8 +1208,9 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		tso_proof_store(t, co_a, op->pa, &s->w_ll.store);
 	}
 store:
+	pp.ok = false;
 	for (b = 0; b < op->nblocks; b++) {
-		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b]);
+		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b], &pp);
 
 		if (sr && !op->store_failed)
 			own_store(t, s, &op->blk[b], sr->co, false);
