@@ -198,6 +198,35 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 	}
 }
 
+/* The entry of block `pa8` of `esz` bytes (= m->esz), created when absent
+ * with only its key set (*fresh then true; the caller sets the rest). */
+static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, size_t esz,
+				bool *fresh)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	*fresh = false;
+	if (!m->cap || ((m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0))
+		return NULL;
+	i = tso_hash64(key) & (m->cap - 1);
+	for (;;) {
+		unsigned char *e = m->slots + i * esz;
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k) {
+			memcpy(e, &key, sizeof(key));
+			m->n++;
+			*fresh = true;
+			return e;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
 /* The entry of block `pa8`, created zeroed when `create`; NULL when absent
  * or out of memory. Inline: it runs several times per operation. */
 static inline void *tso_map_find(struct tso_map *m, uint64_t pa8, bool create)

@@ -1042,33 +1042,53 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
  */
 static void own_sweep(struct tso_strand *s)
 {
+	size_t cur = s->own_cursor, mask = s->own.cap - 1; /* del keeps cap */
 	unsigned k;
 
 	for (k = 0; k < 4 && s->own.n; k++) {
 		struct tso_own *e;
 
-		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
-		e = tso_map_slot(&s->own, s->own_cursor);
+		cur = (cur + 1) & mask;
+		e = tso_map_slot(&s->own, cur);
 		/* every used byte committed (co != 0) at or before f_ll */
 		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
 			tso_map_del_at(&s->own, e, sizeof(*e));
 	}
+	s->own_cursor = cur;
 }
 
 static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
 	struct tso_own *e;
+	bool fresh;
 	unsigned i, m;
 
 	own_sweep(s);
-	e = tso_own_find(&s->own, blk->pa8, true);
+	e = tso_map_put(&s->own, blk->pa8, sizeof(*e), &fresh);
 	if (!e) {
 		t->nomem = true;
 		return;
 	}
+	if (blk->mask == 0xff && fresh) {
+		/* the usual case, a whole-block store to a block without an
+		 * entry: every field set here, no clearing first */
+		for (i = 0; i < 8; i++) {
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+		}
+		e->maxco = co;
+		e->uni = blk->sseq;
+		e->live = 0xff;
+		e->pend = co ? 0 : 0xff;
+		e->rmo = rmo ? 0xff : 0;
+		return;
+	}
+	if (fresh)
+		memset((unsigned char *)e + sizeof(e->key), 0,
+		       sizeof(*e) - sizeof(e->key));
 	e->uni = blk->mask == 0xff ? blk->sseq : 0;
-	if (blk->mask == 0xff) { /* the usual whole-block store */
+	if (blk->mask == 0xff) {
 		for (i = 0; i < 8; i++) {
 			e->sseq[i] = blk->sseq;
 			e->co[i] = co;
