@@ -166,10 +166,10 @@ static inline uint64_t tso_hash64(uint64_t x)
 	return x;
 }
 
-/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
- * size the slot arithmetic and the clearing compile to a few stores. */
-static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
-			       size_t esz)
+/* tso_map_at with the key's hash `h` (tso_hash64(pa8 + 1)) given: a
+ * commit looks up one block in two maps with one hash. */
+static inline void *tso_map_at_h(struct tso_map *m, uint64_t pa8, uint64_t h,
+				 bool create, size_t esz)
 {
 	uint64_t key = pa8 + 1;
 	size_t i;
@@ -178,7 +178,7 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 		return NULL;
 	if (create && (m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0)
 		return NULL;
-	i = tso_hash64(key) & (m->cap - 1);
+	i = h & (m->cap - 1);
 	for (;;) {
 		unsigned char *e = m->slots + i * esz;
 		uint64_t k;
@@ -196,6 +196,14 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 		}
 		i = (i + 1) & (m->cap - 1);
 	}
+}
+
+/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
+ * size the slot arithmetic and the clearing compile to a few stores. */
+static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
+			       size_t esz)
+{
+	return tso_map_at_h(m, pa8, tso_hash64(pa8 + 1), create, esz);
 }
 
 /* The entry of block `pa8` of `esz` bytes (= m->esz), created when absent

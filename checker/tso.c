@@ -197,7 +197,8 @@ static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	return true;
 }
 
-static void commit_link(struct msr_tso *t, const struct msr_commit *c)
+static void commit_link(struct msr_tso *t, const struct msr_commit *c,
+			uint64_t h)
 {
 	struct tso_block *b;
 	struct tso_crec *prev = NULL;
@@ -206,7 +207,7 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
-	b = tso_block_find(&t->blocks, c->pa8, true);
+	b = tso_map_at_h(&t->blocks, c->pa8, h, true, sizeof(*b));
 	if (!b) {
 		t->nomem = true;
 		return;
@@ -289,6 +290,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	struct tso_strand *s;
 	struct tso_srec *sr = NULL;
 	struct tso_own *own;
+	uint64_t h = tso_hash64(c->pa8 + 1); /* for both maps */
 	unsigned i;
 
 	if (t->nomem || c->co <= t->n)
@@ -304,10 +306,11 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		sr->atomic = c->atomic;
 	}
 	commit_record(t, c, sr);
-	commit_link(t, c);
+	commit_link(t, c, h);
 	if (!sr)
 		return;
-	own = tso_own_find(&s->own, c->pa8, false);
+	own = s->own.n ? tso_map_at_h(&s->own, c->pa8, h, false, sizeof(*own))
+		       : NULL;
 	if (own) {
 		unsigned hit = 0;
 
