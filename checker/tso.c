@@ -743,10 +743,15 @@ static void load_begin(struct tso_load *l, const struct msr_op *op)
 static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		     uint64_t lo, const struct tso_byte *b, struct tso_wit *w)
 {
-	memset(w, 0, sizeof(*w));
-	if (!lo)
+	if (!lo) {
+		memset(w, 0, sizeof(*w));
 		return;
+	}
+	/* every field an RF witness shows is set (`barrier` is read only
+	 * with has_barrier): no clearing first */
 	w->type = TSO_WIT_RF;
+	w->has_barrier = false;
+	w->rmo = false;
 	w->co = lo;
 	w->via = *tso_load_self(l);
 	w->via_pa = l->op->pa;
@@ -1127,10 +1132,12 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 {
 	struct tso_srec *r;
 	struct tso_crec *c;
+	bool again;
 
 	if (!blk->sseq)
 		return NULL; /* no store entry: nothing to order */
 	r = srec_put(t, s, blk->sseq);
+	again = r->have_op; /* else r->info is still all zero */
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
@@ -1138,7 +1145,8 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		/* the value is only shown in reports: keep the bytes */
 		const struct msr_op_block *b0 = &op->blk[0];
 
-		memset(&r->info, 0, sizeof(r->info));
+		if (again)
+			memset(&r->info, 0, sizeof(r->info));
 		r->info.strand = op->strand;
 		r->info.op = op->step_op;
 		r->info.iseq = op->iseq;
@@ -1239,7 +1247,9 @@ store:
 			own_store(t, s, &op->blk[b], sr->co, false);
 	}
 	s->barrier_upto = s->last_st_sseq;
-	tso_proof_load(op, &s->barrier_op);
+	/* with a store entry op_ready already made this op the barrier */
+	if (!op->nblocks || !op->blk[0].sseq)
+		tso_proof_load(op, &s->barrier_op);
 	s->barrier_is_atomic = true;
 }
 
