@@ -29,6 +29,9 @@ struct tso_wit {
 	bool has_barrier;    /* OWN: `barrier` is a separate op of the cycle */
 	bool rmo;            /* OWN: the store is an RMO store */
 	bool dma;            /* RF: `store` is a DMA write just after co */
+	bool via_lazy;       /* via.value not set: it is raw under via_mask */
+	uint8_t via_mask;
+	uint8_t via_raw[8];
 	uint64_t co;         /* position: co of `store` */
 	uint64_t via_pa;     /* RF: bytes [via_pa, via_pa + via_size) read */
 	unsigned via_size;

@@ -739,6 +739,34 @@ static void load_begin(struct tso_load *l, const struct msr_op *op)
 	l->self_ok = false;
 }
 
+/* The witness's via op, the load itself: a single-block load's value stays
+ * raw (built only for a report) unless its proof op exists already. */
+static void wit_via(struct tso_load *l, struct tso_wit *w)
+{
+	const struct msr_op *op = l->op;
+
+	if (l->self_ok || op->nblocks != 1) {
+		w->via = *tso_load_self(l);
+		w->via_lazy = false;
+		return;
+	}
+	w->via.strand = op->strand;
+	w->via.op = op->step_op;
+	w->via.rel = 0;
+	w->via.iseq = op->iseq;
+	w->via.pc = op->pc;
+	w->via.pa = op->pa;
+	w->via.value = 0;
+	w->via.size = op->size;
+	w->via.ts = op->ts;
+	w->via.event = op->event;
+	w->via_lazy = true;
+	w->via_mask = op->blk[0].mask;
+	memcpy(w->via_raw, op->kind == MSR_OP_STORE ? op->blk[0].store
+						    : op->blk[0].load,
+	       sizeof(w->via_raw));
+}
+
 /* The witness "this load read store `lo` at byte `b`". */
 static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		     uint64_t lo, const struct tso_byte *b, struct tso_wit *w)
@@ -753,7 +781,7 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 	w->has_barrier = false;
 	w->rmo = false;
 	w->co = lo;
-	w->via = *tso_load_self(l);
+	wit_via(l, w);
 	w->via_pa = l->op->pa;
 	w->via_size = l->op->size;
 	w->dma = b->dma;
@@ -942,7 +970,7 @@ static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
 		return;
 	}
 	*w = s->w_sl;
-	w->via = *tso_load_self(l); /* the load holding it */
+	wit_via(l, w); /* the load holding it */
 	w->via_pa = l->op->pa;
 	w->via_size = l->op->size;
 }
