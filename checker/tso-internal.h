@@ -85,6 +85,7 @@ struct tso_own {
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
 	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
+	uint32_t hash;     /* tso_hash64(key), low half: for deletion */
 };
 
 struct tso_strand {
@@ -209,10 +210,11 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 	return tso_map_at_h(m, pa8, tso_hash64(pa8 + 1), create, esz);
 }
 
-/* The entry of block `pa8` of `esz` bytes (= m->esz), created when absent
- * with only its key set (*fresh then true; the caller sets the rest). */
-static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, size_t esz,
-				bool *fresh)
+/* The entry of block `pa8` (hash `h`) of `esz` bytes (= m->esz), created
+ * when absent with only its key set (*fresh then true; the caller sets the
+ * rest). */
+static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
+				size_t esz, bool *fresh)
 {
 	uint64_t key = pa8 + 1;
 	size_t i;
@@ -220,7 +222,7 @@ static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, size_t esz,
 	*fresh = false;
 	if (!m->cap || ((m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0))
 		return NULL;
-	i = tso_hash64(key) & (m->cap - 1);
+	i = h & (m->cap - 1);
 	for (;;) {
 		unsigned char *e = m->slots + i * esz;
 		uint64_t k;
@@ -262,6 +264,34 @@ static inline void tso_map_del_at(struct tso_map *m, void *e, size_t esz)
 			break;
 		h = tso_hash64(key) & mask;
 		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
+			i = j;
+		}
+	}
+	memset(m->slots + i * esz, 0, sizeof(uint64_t)); /* key 0: empty */
+	m->n--;
+}
+
+/* tso_map_del_at for entries that keep the low half of their key's hash
+ * as a uint32_t at byte `hoff`: no hash is recomputed. */
+static inline void tso_map_del_hashed(struct tso_map *m, void *e, size_t esz,
+				      size_t hoff)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		uint32_t hv;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, m->slots + j * esz, sizeof(key));
+		if (!key)
+			break;
+		memcpy(&hv, m->slots + j * esz + hoff, sizeof(hv));
+		h = hv & mask;
 		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
 			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
 			i = j;

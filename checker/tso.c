@@ -1088,7 +1088,8 @@ static void own_sweep(struct tso_strand *s)
 		e = tso_map_slot(&s->own, cur);
 		/* every used byte committed (co != 0) at or before f_ll */
 		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
-			tso_map_del_at(&s->own, e, sizeof(*e));
+			tso_map_del_hashed(&s->own, e, sizeof(*e),
+					   offsetof(struct tso_own, hash));
 	}
 	s->own_cursor = cur;
 }
@@ -1099,9 +1100,10 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	struct tso_own *e;
 	bool fresh;
 	unsigned i, m;
+	uint64_t h = tso_hash64(blk->pa8 + 1);
 
 	own_sweep(s);
-	e = tso_map_put(&s->own, blk->pa8, sizeof(*e), &fresh);
+	e = tso_map_put(&s->own, blk->pa8, h, sizeof(*e), &fresh);
 	if (!e) {
 		t->nomem = true;
 		return;
@@ -1118,11 +1120,14 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		e->live = 0xff;
 		e->pend = co ? 0 : 0xff;
 		e->rmo = rmo ? 0xff : 0;
+		e->hash = (uint32_t)h;
 		return;
 	}
-	if (fresh)
+	if (fresh) {
 		memset((unsigned char *)e + sizeof(e->key), 0,
 		       sizeof(*e) - sizeof(e->key));
+		e->hash = (uint32_t)h;
+	}
 	e->uni = blk->mask == 0xff ? blk->sseq : 0;
 	if (blk->mask == 0xff) {
 		for (i = 0; i < 8; i++) {
