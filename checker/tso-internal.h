@@ -29,6 +29,9 @@ struct tso_wit {
 	bool has_barrier;    /* OWN: `barrier` is a separate op of the cycle */
 	bool rmo;            /* OWN: the store is an RMO store */
 	bool dma;            /* RF: `store` is a DMA write just after co */
+	bool via_lazy;       /* via.value not set: it is raw under via_mask */
+	uint8_t via_mask;
+	uint8_t via_raw[8];
 	uint64_t co;         /* position: co of `store` */
 	uint64_t via_pa;     /* RF: bytes [via_pa, via_pa + via_size) read */
 	unsigned via_size;
@@ -82,6 +85,7 @@ struct tso_own {
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
 	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
+	uint32_t hash;     /* tso_hash64(key), low half: for deletion */
 };
 
 struct tso_strand {
@@ -166,10 +170,10 @@ static inline uint64_t tso_hash64(uint64_t x)
 	return x;
 }
 
-/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
- * size the slot arithmetic and the clearing compile to a few stores. */
-static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
-			       size_t esz)
+/* tso_map_at with the key's hash `h` (tso_hash64(pa8 + 1)) given: a
+ * commit looks up one block in two maps with one hash. */
+static inline void *tso_map_at_h(struct tso_map *m, uint64_t pa8, uint64_t h,
+				 bool create, size_t esz)
 {
 	uint64_t key = pa8 + 1;
 	size_t i;
@@ -178,7 +182,7 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 		return NULL;
 	if (create && (m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0)
 		return NULL;
-	i = tso_hash64(key) & (m->cap - 1);
+	i = h & (m->cap - 1);
 	for (;;) {
 		unsigned char *e = m->slots + i * esz;
 		uint64_t k;
@@ -192,6 +196,44 @@ static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
 			memset(e, 0, esz);
 			memcpy(e, &key, sizeof(key));
 			m->n++;
+			return e;
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
+ * size the slot arithmetic and the clearing compile to a few stores. */
+static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
+			       size_t esz)
+{
+	return tso_map_at_h(m, pa8, tso_hash64(pa8 + 1), create, esz);
+}
+
+/* The entry of block `pa8` (hash `h`) of `esz` bytes (= m->esz), created
+ * when absent with only its key set (*fresh then true; the caller sets the
+ * rest). */
+static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
+				size_t esz, bool *fresh)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	*fresh = false;
+	if (!m->cap || ((m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0))
+		return NULL;
+	i = h & (m->cap - 1);
+	for (;;) {
+		unsigned char *e = m->slots + i * esz;
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k) {
+			memcpy(e, &key, sizeof(key));
+			m->n++;
+			*fresh = true;
 			return e;
 		}
 		i = (i + 1) & (m->cap - 1);
@@ -222,6 +264,34 @@ static inline void tso_map_del_at(struct tso_map *m, void *e, size_t esz)
 			break;
 		h = tso_hash64(key) & mask;
 		/* the entry at j may move to i unless its home lies in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
+			i = j;
+		}
+	}
+	memset(m->slots + i * esz, 0, sizeof(uint64_t)); /* key 0: empty */
+	m->n--;
+}
+
+/* tso_map_del_at for entries that keep the low half of their key's hash
+ * as a uint32_t at byte `hoff`: no hash is recomputed. */
+static inline void tso_map_del_hashed(struct tso_map *m, void *e, size_t esz,
+				      size_t hoff)
+{
+	size_t i = (size_t)((unsigned char *)e - m->slots) / esz, j = i;
+	size_t mask = m->cap - 1;
+
+	for (;;) {
+		uint64_t key;
+		uint32_t hv;
+		size_t h;
+
+		j = (j + 1) & mask;
+		memcpy(&key, m->slots + j * esz, sizeof(key));
+		if (!key)
+			break;
+		memcpy(&hv, m->slots + j * esz + hoff, sizeof(hv));
+		h = hv & mask;
 		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
 			memcpy(m->slots + i * esz, m->slots + j * esz, esz);
 			i = j;

@@ -197,7 +197,8 @@ static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	return true;
 }
 
-static void commit_link(struct msr_tso *t, const struct msr_commit *c)
+static void commit_link(struct msr_tso *t, const struct msr_commit *c,
+			uint64_t h)
 {
 	struct tso_block *b;
 	struct tso_crec *prev = NULL;
@@ -206,7 +207,7 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c)
 
 	if (!c->mask || (c->pa8 & TSO_IO_BIT))
 		return;
-	b = tso_block_find(&t->blocks, c->pa8, true);
+	b = tso_map_at_h(&t->blocks, c->pa8, h, true, sizeof(*b));
 	if (!b) {
 		t->nomem = true;
 		return;
@@ -289,6 +290,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	struct tso_strand *s;
 	struct tso_srec *sr = NULL;
 	struct tso_own *own;
+	uint64_t h = tso_hash64(c->pa8 + 1); /* for both maps */
 	unsigned i;
 
 	if (t->nomem || c->co <= t->n)
@@ -304,10 +306,11 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		sr->atomic = c->atomic;
 	}
 	commit_record(t, c, sr);
-	commit_link(t, c);
+	commit_link(t, c, h);
 	if (!sr)
 		return;
-	own = tso_own_find(&s->own, c->pa8, false);
+	own = s->own.n ? tso_map_at_h(&s->own, c->pa8, h, false, sizeof(*own))
+		       : NULL;
 	if (own) {
 		unsigned hit = 0;
 
@@ -736,16 +739,49 @@ static void load_begin(struct tso_load *l, const struct msr_op *op)
 	l->self_ok = false;
 }
 
+/* The witness's via op, the load itself: a single-block load's value stays
+ * raw (built only for a report) unless its proof op exists already. */
+static void wit_via(struct tso_load *l, struct tso_wit *w)
+{
+	const struct msr_op *op = l->op;
+
+	if (l->self_ok || op->nblocks != 1) {
+		w->via = *tso_load_self(l);
+		w->via_lazy = false;
+		return;
+	}
+	w->via.strand = op->strand;
+	w->via.op = op->step_op;
+	w->via.rel = 0;
+	w->via.iseq = op->iseq;
+	w->via.pc = op->pc;
+	w->via.pa = op->pa;
+	w->via.value = 0;
+	w->via.size = op->size;
+	w->via.ts = op->ts;
+	w->via.event = op->event;
+	w->via_lazy = true;
+	w->via_mask = op->blk[0].mask;
+	memcpy(w->via_raw, op->kind == MSR_OP_STORE ? op->blk[0].store
+						    : op->blk[0].load,
+	       sizeof(w->via_raw));
+}
+
 /* The witness "this load read store `lo` at byte `b`". */
 static void self_wit(const struct msr_tso *t, struct tso_load *l,
 		     uint64_t lo, const struct tso_byte *b, struct tso_wit *w)
 {
-	memset(w, 0, sizeof(*w));
-	if (!lo)
+	if (!lo) {
+		memset(w, 0, sizeof(*w));
 		return;
+	}
+	/* every field an RF witness shows is set (`barrier` is read only
+	 * with has_barrier): no clearing first */
 	w->type = TSO_WIT_RF;
+	w->has_barrier = false;
+	w->rmo = false;
 	w->co = lo;
-	w->via = *tso_load_self(l);
+	wit_via(l, w);
 	w->via_pa = l->op->pa;
 	w->via_size = l->op->size;
 	w->dma = b->dma;
@@ -921,26 +957,31 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 	return true;
 }
 
-/* The strand's position moves up to `p`, held by this load: through the
- * store it read (`lo`, at byte `b`) or else through its StoreLoad floor. */
+/* The position moves up to `p` (into *f / *w), held by this load: through
+ * the store it read (`lo`, at byte `b`) or else through its StoreLoad
+ * floor. */
 static void hold(struct msr_tso *t, struct tso_strand *s, struct tso_load *l,
-		 uint64_t p, uint64_t lo, const struct tso_byte *b)
+		 uint64_t p, uint64_t lo, const struct tso_byte *b,
+		 uint64_t *f, struct tso_wit *w)
 {
-	s->f_ll = p;
+	*f = p;
 	if (p == lo) {
-		self_wit(t, l, lo, b, &s->w_ll); /* names this load as via */
+		self_wit(t, l, lo, b, w); /* names this load as via */
 		return;
 	}
-	s->w_ll = s->w_sl;
-	s->w_ll.via = *tso_load_self(l); /* the load holding it */
-	s->w_ll.via_pa = l->op->pa;
-	s->w_ll.via_size = l->op->size;
+	*w = s->w_sl;
+	wit_via(l, w); /* the load holding it */
+	w->via_pa = l->op->pa;
+	w->via_size = l->op->size;
 }
 
 /* Place a load (or one 16-byte piece of a block load, begun by the
- * caller) after the strand's earlier loads and barriers. */
+ * caller) after the strand's earlier loads and barriers (s->f_ll). A
+ * position above *fmax goes to *fmax / *wmax: s->f_ll / s->w_ll for a
+ * plain load, the pieces' running maximum for a block load. */
 static void place_piece(struct msr_tso *t, struct tso_strand *s,
-			unsigned b0, unsigned bn)
+			unsigned b0, unsigned bn, uint64_t *fmax,
+			struct tso_wit *wmax)
 {
 	struct tso_load *l = &t->ld;
 	uint64_t p, lo, hi1; /* highest lo, lowest (hi - 1) */
@@ -955,8 +996,8 @@ static void place_piece(struct msr_tso *t, struct tso_strand *s,
 		if (s->f_ll > p)
 			p = s->f_ll;
 		if (p <= hi1) { /* no byte to report */
-			if (p > s->f_ll)
-				hold(t, s, l, p, lo, &lo_b);
+			if (p > *fmax)
+				hold(t, s, l, p, lo, &lo_b, fmax, wmax);
 			return;
 		}
 	}
@@ -985,27 +1026,30 @@ static void place_piece(struct msr_tso *t, struct tso_strand *s,
 			if (l->b[i].hi && p >= l->b[i].hi)
 				stale_pick(t, s, l, &l->b[i], &self);
 	}
-	if (p > s->f_ll)
-		hold(t, s, l, p, lo, &l->b[lo_i]);
+	if (p > *fmax)
+		hold(t, s, l, p, lo, &l->b[lo_i], fmax, wmax);
 }
 
 static void place_load(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
 {
 	load_begin(&t->ld, op);
-	place_piece(t, s, 0, op->nblocks);
+	place_piece(t, s, 0, op->nblocks, &s->f_ll, &s->w_ll);
 }
 
 /*
  * A block load returns four 16-byte pieces, each single-copy atomic but not
  * atomic together: each piece follows the strand's earlier loads, the
  * pieces are unordered among themselves, and later loads follow them all.
+ * The pieces all start from the unchanged s->f_ll / s->w_ll, so only the
+ * highest position's witness is built and nothing is restored between
+ * them.
  */
 static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			     const struct msr_op *op)
 {
-	uint64_t f0 = s->f_ll, fmax = s->f_ll;
-	struct tso_wit w0 = s->w_ll, wmax = s->w_ll;
+	uint64_t fmax = s->f_ll;
+	struct tso_wit wmax;
 	unsigned b, n;
 
 	load_begin(&t->ld, op); /* one proof op for all pieces */
@@ -1014,16 +1058,12 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 			    op->blk[b + n].pa8 >> 4 == op->blk[b].pa8 >> 4;
 		     n++)
 			;
-		s->f_ll = f0;
-		s->w_ll = w0;
-		place_piece(t, s, b, n);
-		if (s->f_ll > fmax) {
-			fmax = s->f_ll;
-			wmax = s->w_ll;
-		}
+		place_piece(t, s, b, n, &fmax, &wmax);
 	}
-	s->f_ll = fmax;
-	s->w_ll = wmax;
+	if (fmax > s->f_ll) {
+		s->f_ll = fmax;
+		s->w_ll = wmax;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1038,33 +1078,58 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
  */
 static void own_sweep(struct tso_strand *s)
 {
+	size_t cur = s->own_cursor, mask = s->own.cap - 1; /* del keeps cap */
 	unsigned k;
 
 	for (k = 0; k < 4 && s->own.n; k++) {
 		struct tso_own *e;
 
-		s->own_cursor = (s->own_cursor + 1) & (s->own.cap - 1);
-		e = tso_map_slot(&s->own, s->own_cursor);
+		cur = (cur + 1) & mask;
+		e = tso_map_slot(&s->own, cur);
 		/* every used byte committed (co != 0) at or before f_ll */
 		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
-			tso_map_del_at(&s->own, e, sizeof(*e));
+			tso_map_del_hashed(&s->own, e, sizeof(*e),
+					   offsetof(struct tso_own, hash));
 	}
+	s->own_cursor = cur;
 }
 
 static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
 	struct tso_own *e;
+	bool fresh;
 	unsigned i, m;
+	uint64_t h = tso_hash64(blk->pa8 + 1);
 
 	own_sweep(s);
-	e = tso_own_find(&s->own, blk->pa8, true);
+	e = tso_map_put(&s->own, blk->pa8, h, sizeof(*e), &fresh);
 	if (!e) {
 		t->nomem = true;
 		return;
 	}
+	if (blk->mask == 0xff && fresh) {
+		/* the usual case, a whole-block store to a block without an
+		 * entry: every field set here, no clearing first */
+		for (i = 0; i < 8; i++) {
+			e->sseq[i] = blk->sseq;
+			e->co[i] = co;
+		}
+		e->maxco = co;
+		e->uni = blk->sseq;
+		e->live = 0xff;
+		e->pend = co ? 0 : 0xff;
+		e->rmo = rmo ? 0xff : 0;
+		e->hash = (uint32_t)h;
+		return;
+	}
+	if (fresh) {
+		memset((unsigned char *)e + sizeof(e->key), 0,
+		       sizeof(*e) - sizeof(e->key));
+		e->hash = (uint32_t)h;
+	}
 	e->uni = blk->mask == 0xff ? blk->sseq : 0;
-	if (blk->mask == 0xff) { /* the usual whole-block store */
+	if (blk->mask == 0xff) {
 		for (i = 0; i < 8; i++) {
 			e->sseq[i] = blk->sseq;
 			e->co[i] = co;
@@ -1086,17 +1151,26 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	}
 }
 
+/* The proof op of a multi-block op, built once for all its blocks. */
+struct op_proof {
+	bool ok;
+	struct msr_proof_op p;
+};
+
 /* Executed store entry: remember it for proofs and own-store checks. */
 static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 				   const struct msr_op *op,
-				   const struct msr_op_block *blk)
+				   const struct msr_op_block *blk,
+				   struct op_proof *pp)
 {
 	struct tso_srec *r;
 	struct tso_crec *c;
+	bool again;
 
 	if (!blk->sseq)
 		return NULL; /* no store entry: nothing to order */
 	r = srec_put(t, s, blk->sseq);
+	again = r->have_op; /* else r->info is still all zero */
 	r->have_op = true;
 	r->rmo = op->rmo;
 	r->atomic = op->kind == MSR_OP_ATOMIC;
@@ -1104,7 +1178,8 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		/* the value is only shown in reports: keep the bytes */
 		const struct msr_op_block *b0 = &op->blk[0];
 
-		memset(&r->info, 0, sizeof(r->info));
+		if (again)
+			memset(&r->info, 0, sizeof(r->info));
 		r->info.strand = op->strand;
 		r->info.op = op->step_op;
 		r->info.iseq = op->iseq;
@@ -1117,7 +1192,11 @@ static struct tso_srec *store_exec(struct msr_tso *t, struct tso_strand *s,
 		memcpy(r->raw, op->kind == MSR_OP_STORE ? b0->store : b0->load,
 		       sizeof(r->raw));
 	} else {
-		tso_proof_load(op, &r->info);
+		if (!pp->ok) {
+			tso_proof_load(op, &pp->p);
+			pp->ok = true;
+		}
+		r->info = pp->p;
 		r->lazy = false;
 	}
 	r->info.pa = blk->pa8;
@@ -1135,11 +1214,13 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
 {
 	bool reported = false;
+	struct op_proof pp;
 	unsigned b;
 
+	pp.ok = false;
 	for (b = 0; b < op->nblocks; b++) {
 		const struct msr_op_block *blk = &op->blk[b];
-		struct tso_srec *r = store_exec(t, s, op, blk);
+		struct tso_srec *r = store_exec(t, s, op, blk, &pp);
 
 		if (!r)
 			continue;
@@ -1165,6 +1246,7 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 	struct tso_srec *r = op->nblocks ? srec_get(s, op->blk[0].sseq) : NULL;
 	struct tso_load *l = &t->ld;
 	uint64_t co_a = r ? r->co : 0, q;
+	struct op_proof pp;
 	unsigned i, b;
 
 	if (!co_a) { /* never committed: check it as a plain load */
@@ -1190,14 +1272,17 @@ static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		tso_proof_store(t, co_a, op->pa, &s->w_ll.store);
 	}
 store:
+	pp.ok = false;
 	for (b = 0; b < op->nblocks; b++) {
-		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b]);
+		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b], &pp);
 
 		if (sr && !op->store_failed)
 			own_store(t, s, &op->blk[b], sr->co, false);
 	}
 	s->barrier_upto = s->last_st_sseq;
-	tso_proof_load(op, &s->barrier_op);
+	/* with a store entry op_ready already made this op the barrier */
+	if (!op->nblocks || !op->blk[0].sseq)
+		tso_proof_load(op, &s->barrier_op);
 	s->barrier_is_atomic = true;
 }
 

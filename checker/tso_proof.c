@@ -264,6 +264,18 @@ void tso_report_own_stale(struct msr_tso *t, struct tso_load *l,
 	tso_report_emit(t, &r);
 }
 
+/* `w` with its via op's value filled in (in `buf`) when it was kept raw. */
+static const struct tso_wit *wit_full(const struct tso_wit *w,
+				      struct tso_wit *buf)
+{
+	if (!w || !w->via_lazy)
+		return w;
+	*buf = *w;
+	buf->via.value = tso_proof_value(w->via_raw, w->via_mask);
+	buf->via_lazy = false;
+	return buf;
+}
+
 /* The cycle: [why the strand is at or after w->co] -> load -fr-> the store
  * `hi` that overwrote what it read -co-> the witness store. */
 static void push_cycle(struct msr_tso *t, struct tso_report *r,
@@ -294,10 +306,12 @@ void tso_report_stale(struct msr_tso *t, struct tso_load *l,
 			 const struct tso_wit *w, enum msr_vkind kind,
 			 const struct tso_byte *b)
 {
+	struct tso_wit wf;
 	struct tso_report r;
 	char dr[96], dn[96], dw[96];
 	const char *why, *tail;
 
+	w = wit_full(w, &wf);
 	l->reported = true;
 	tso_load_self(l);
 	tso_report_init(&r, kind, l->op);
@@ -348,11 +362,13 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 			   const struct msr_op *op, uint64_t co,
 			   const struct msr_op_block *blk)
 {
+	struct tso_wit wf;
 	struct tso_report r;
 	struct msr_proof_op me;
 	char dw[96];
 	bool coh = tso_overlaps(w->via_pa, w->via_size, op->pa, op->size);
 
+	w = wit_full(w, &wf);
 	tso_report_init(&r, coh ? MSR_V_TSO_COHERENCE : MSR_V_TSO_LOAD_STORE,
 			op);
 	r.observed_co = w->co;
@@ -396,9 +412,11 @@ void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
 			  enum msr_vkind kind, uint64_t co_a,
 			  const struct tso_byte *b, const struct tso_wit *w)
 {
+	struct tso_wit wf;
 	struct tso_report r;
 	char d1[96], d2[96];
 
+	w = wit_full(w, &wf);
 	l->reported = true;
 	tso_load_self(l);
 	tso_report_init(&r, kind, l->op);
