@@ -138,10 +138,15 @@ struct mab_ent {
 	struct msr_src src[8];
 };
 
-/* Per 8-byte block: who wrote each byte and the newest commit to it. */
+/*
+ * Per 8-byte block: who wrote each byte and the newest commit to it. Most
+ * blocks have one source for all bytes (whole-block writes), so that one is
+ * kept inline; only a mixed block has an out-of-line per-byte record.
+ */
 struct blk {
-	struct msr_src src[8];
+	struct msr_src one;  /* every byte's source when mixed == 0 */
 	uint64_t last_co;
+	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
 };
 
 /* A core's L1 copy of one 8-byte piece (present <=> the line is held). */
@@ -188,6 +193,7 @@ struct msr_engine {
 		uint32_t idx;      /* pool index; pn UINT64_MAX = empty */
 	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
+	struct msr_pool mixed;     /* per-byte sources of mixed blocks */
 	struct msr_map l1_map;     /* core << 48 | line -> pool index */
 	struct msr_pool l1;        /* one element: the line's l1_pieces */
 	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
@@ -263,6 +269,19 @@ static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
 	return msr_mem_page_lookup(e, pn, create);
 }
 
+/* The per-byte sources of block b. */
+static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
+			       struct msr_src src[8])
+{
+	if (b->mixed) {
+		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
+		       8 * sizeof(*src));
+		return;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		src[i] = b->one;
+}
+
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
 static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 				uint8_t data[8], uint8_t *known,
@@ -281,8 +300,7 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 	/* 8-aligned blocks own exactly one byte of the known bitmap */
 	*known = p->known[off / 8];
 	if (p->blk[off / 8])
-		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
-				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
+		msr_blk_src(e, msr_pool_at(&e->blks, p->blk[off / 8] - 1), src);
 	else
 		memset(src, 0, 8 * sizeof(*src));
 }

@@ -19,6 +19,7 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
+	msr_pool_init(&e->mixed, 8 * sizeof(struct msr_src));
 	/* an element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
 	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
@@ -38,6 +39,7 @@ void msr_mem_release(struct msr_engine *e)
 	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
 	msr_pool_release(&e->blks);
+	msr_pool_release(&e->mixed);
 	msr_pool_release(&e->l1);
 	free(e->hist);
 	e->hist = NULL;
@@ -107,8 +109,51 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
-	memcpy(src, b->src, 8 * sizeof(*src));
+	msr_blk_src(e, b, src);
 	return b;
+}
+
+static inline bool src_eq(const struct msr_src *a, const struct msr_src *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* Every byte of b now comes from s: a mixed record is no longer needed. */
+static inline void blk_set_all(struct msr_engine *e, struct blk *b,
+			       const struct msr_src *s)
+{
+	if (b->mixed) {
+		msr_pool_free(&e->mixed, b->mixed - 1);
+		b->mixed = 0;
+	}
+	b->one = *s;
+}
+
+/* The bytes of `mask` (bit 7 = byte 0) of b now come from s. */
+static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
+			 const struct msr_src *s)
+{
+	struct msr_src *src;
+
+	if (!b->mixed) {
+		uint32_t idx;
+
+		if (src_eq(&b->one, s))
+			return;
+		idx = msr_pool_alloc_raw(&e->mixed);
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			return;
+		}
+		src = msr_pool_at(&e->mixed, idx);
+		for (unsigned i = 0; i < 8; i++)
+			src[i] = b->one;
+		b->mixed = idx + 1;
+	} else {
+		src = msr_pool_at(&e->mixed, b->mixed - 1);
+	}
+	for (unsigned m = mask; m; m &= m - 1)
+		src[7 - (unsigned)__builtin_ctz(m)] = *s;
 }
 
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
@@ -132,8 +177,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	if (mask == 0xff) {
 		memcpy(p->data + off, data, 8);
 		if (b)
-			for (unsigned i = 0; i < 8; i++)
-				b->src[i] = *s;
+			blk_set_all(e, b, s);
 		return;
 	}
 	for (unsigned m = mask; m; m &= m - 1) {
@@ -141,9 +185,9 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		unsigned i = 7 - (unsigned)__builtin_ctz(m);
 
 		p->data[off + i] = data[i];
-		if (b)
-			b->src[i] = *s;
 	}
+	if (b)
+		blk_set_some(e, b, mask, s);
 }
 
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
