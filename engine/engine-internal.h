@@ -149,13 +149,14 @@ struct blk {
 	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
 };
 
-/* A core's L1 copy of one 8-byte piece (present <=> the line is held). */
+/* A core's L1 copy of one 8-byte piece (present <=> the line is held);
+ * its sources are kept like a block's (struct blk). */
 struct l1_piece {
+	struct msr_src one;  /* every byte's source when mixed == 0 */
+	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
+	uint32_t fill_ts;
 	uint8_t known;
 	uint8_t data[8];
-	struct msr_src src[8];
-	uint64_t fill_event;
-	uint32_t fill_ts;
 };
 
 struct page {
@@ -269,17 +270,24 @@ static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
 	return msr_mem_page_lookup(e, pn, create);
 }
 
-/* The per-byte sources of block b. */
-static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
+/* The per-byte sources of a record kept as `one` unless `mixed`. */
+static inline void msr_src_get(const struct msr_engine *e,
+			       const struct msr_src *one, uint32_t mixed,
 			       struct msr_src src[8])
 {
-	if (b->mixed) {
-		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
+	if (mixed) {
+		memcpy(src, msr_pool_at(&e->mixed, mixed - 1),
 		       8 * sizeof(*src));
 		return;
 	}
 	for (unsigned i = 0; i < 8; i++)
-		src[i] = b->one;
+		src[i] = *one;
+}
+
+static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
+			       struct msr_src src[8])
+{
+	msr_src_get(e, &b->one, b->mixed, src);
 }
 
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
@@ -318,6 +326,9 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
  * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create);
+/* Set the piece's per-byte sources. */
+void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src src[8]);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		       unsigned len);
 struct chist *msr_hist_get(struct msr_engine *e, uint64_t co);

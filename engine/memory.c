@@ -227,6 +227,12 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		if (*v == UINT32_MAX) {
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;
+		} else {
+			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+
+			/* ... but not its mixed record, so it has none yet */
+			for (unsigned i = 0; i < e->line / 8; i++)
+				p0[i].mixed = 0;
 		}
 	}
 	if (!v) {
@@ -234,6 +240,34 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		return NULL;
 	}
 	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
+}
+
+void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src src[8])
+{
+	unsigned i = 1;
+
+	while (i < 8 && src_eq(&src[i], &src[0]))
+		i++;
+	if (i == 8) {
+		if (p->mixed) {
+			msr_pool_free(&e->mixed, p->mixed - 1);
+			p->mixed = 0;
+		}
+		p->one = src[0];
+		return;
+	}
+	if (!p->mixed) {
+		uint32_t idx = msr_pool_alloc_raw(&e->mixed);
+
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			p->one = src[0];
+			return;
+		}
+		p->mixed = idx + 1;
+	}
+	memcpy(msr_pool_at(&e->mixed, p->mixed - 1), src, 8 * sizeof(*src));
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
@@ -249,6 +283,12 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		uint32_t *v = msr_map_get(&e->l1_map, key);
 
 		if (v) {
+			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+
+			for (unsigned i = 0; i < e->line / 8; i++)
+				if (p0[i].mixed)
+					msr_pool_free(&e->mixed,
+						      p0[i].mixed - 1);
 			msr_pool_free(&e->l1, *v);
 			msr_map_del_at(&e->l1_map, v);
 		}
