@@ -280,8 +280,10 @@ static inline void msr_src_get(const struct msr_engine *e,
 		       8 * sizeof(*src));
 		return;
 	}
+	struct msr_src v = *one; /* src may alias one: load it once */
+
 	for (unsigned i = 0; i < 8; i++)
-		src[i] = *one;
+		src[i] = v;
 }
 
 static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
