@@ -144,17 +144,21 @@ struct mab_ent {
  * kept inline; only a mixed block has an out-of-line per-byte record.
  */
 struct blk {
-	struct msr_src one;  /* every byte's source when mixed == 0 */
+	struct msr_src one;  /* the source of the bytes not in zmask ... */
 	uint64_t last_co;
 	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
+	/* ... when mixed == 0; zmask bytes (bit 7 = byte 0) have the zero
+	 * source: a partial write to fresh memory needs no mixed record */
+	uint8_t zmask;
 };
 
 /* A core's L1 copy of one 8-byte piece (present <=> the line is held);
  * its sources are kept like a block's (struct blk). */
 struct l1_piece {
-	struct msr_src one;  /* every byte's source when mixed == 0 */
-	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
+	struct msr_src one;
+	uint32_t mixed;
 	uint32_t fill_ts;
+	uint8_t zmask;
 	uint8_t known;
 	uint8_t data[8];
 };
@@ -270,11 +274,14 @@ static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
 	return msr_mem_page_lookup(e, pn, create);
 }
 
-/* The per-byte sources of a record kept as `one` unless `mixed`. */
+/* The per-byte sources of a record kept as `one` and `zmask` unless
+ * `mixed` (struct blk). */
 static inline void msr_src_get(const struct msr_engine *e,
-			       const struct msr_src *one, uint32_t mixed,
-			       struct msr_src src[8])
+			       const struct msr_src *one, uint8_t zmask,
+			       uint32_t mixed, struct msr_src src[8])
 {
+	static const struct msr_src zero;
+
 	if (mixed) {
 		memcpy(src, msr_pool_at(&e->mixed, mixed - 1),
 		       8 * sizeof(*src));
@@ -282,14 +289,19 @@ static inline void msr_src_get(const struct msr_engine *e,
 	}
 	struct msr_src v = *one; /* src may alias one: load it once */
 
+	if (!zmask) {
+		for (unsigned i = 0; i < 8; i++)
+			src[i] = v;
+		return;
+	}
 	for (unsigned i = 0; i < 8; i++)
-		src[i] = v;
+		src[i] = (zmask & (0x80u >> i)) ? zero : v;
 }
 
 static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
 			       struct msr_src src[8])
 {
-	msr_src_get(e, &b->one, b->mixed, src);
+	msr_src_get(e, &b->one, b->zmask, b->mixed, src);
 }
 
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */

@@ -217,7 +217,7 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	struct msr_src ms[8];
 
 	memcpy(le->data, p->data, 8);
-	msr_src_get(e, &p->one, p->mixed, le->src);
+	msr_src_get(e, &p->one, p->zmask, p->mixed, le->src);
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)

@@ -127,27 +127,40 @@ static inline void blk_set_all(struct msr_engine *e, struct blk *b,
 		b->mixed = 0;
 	}
 	b->one = *s;
+	b->zmask = 0;
 }
 
 /* The bytes of `mask` (bit 7 = byte 0) of b now come from s. */
 static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 			 const struct msr_src *s)
 {
+	static const struct msr_src zero;
 	struct msr_src *src;
 
 	if (!b->mixed) {
 		uint32_t idx;
 
-		if (src_eq(&b->one, s))
+		if (src_eq(&b->one, s)) {
+			b->zmask &= (uint8_t)~mask;
 			return;
+		}
+		if (src_eq(s, &zero)) {
+			b->zmask |= mask;
+			return;
+		}
+		/* every other byte has the zero source: still one source */
+		if ((b->zmask | mask) == 0xff || src_eq(&b->one, &zero)) {
+			b->one = *s;
+			b->zmask = (uint8_t)~mask;
+			return;
+		}
 		idx = msr_pool_alloc_raw(&e->mixed);
 		if (idx == UINT32_MAX) {
 			e->nomem = 1;
 			return;
 		}
 		src = msr_pool_at(&e->mixed, idx);
-		for (unsigned i = 0; i < 8; i++)
-			src[i] = b->one;
+		msr_blk_src(e, b, src);
 		b->mixed = idx + 1;
 	} else {
 		src = msr_pool_at(&e->mixed, b->mixed - 1);
@@ -245,16 +258,27 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		    const struct msr_src src[8])
 {
-	unsigned i = 1;
+	static const struct msr_src zero;
+	const struct msr_src *one = &zero;
+	uint8_t zmask = 0;
+	unsigned i;
 
-	while (i < 8 && src_eq(&src[i], &src[0]))
-		i++;
+	/* compact when every byte has one source or the zero source */
+	for (i = 0; i < 8; i++) {
+		if (src_eq(&src[i], &zero))
+			zmask |= (uint8_t)(0x80u >> i);
+		else if (one == &zero)
+			one = &src[i];
+		else if (!src_eq(&src[i], one))
+			break;
+	}
 	if (i == 8) {
 		if (p->mixed) {
 			msr_pool_free(&e->mixed, p->mixed - 1);
 			p->mixed = 0;
 		}
-		p->one = src[0];
+		p->one = *one;
+		p->zmask = one == &zero ? 0 : zmask;
 		return;
 	}
 	if (!p->mixed) {
@@ -263,6 +287,7 @@ void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		if (idx == UINT32_MAX) {
 			e->nomem = 1;
 			p->one = src[0];
+			p->zmask = 0;
 			return;
 		}
 		p->mixed = idx + 1;
