@@ -115,7 +115,12 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 
 static inline bool src_eq(const struct msr_src *a, const struct msr_src *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	uint64_t x[2], y[2];
+
+	/* two words each: compare words, not a memcmp of 16 bytes */
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* Every byte of b now comes from s: a mixed record is no longer needed. */
