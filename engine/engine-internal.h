@@ -138,19 +138,29 @@ struct mab_ent {
 	struct msr_src src[8];
 };
 
-/* Per 8-byte block: who wrote each byte and the newest commit to it. */
+/*
+ * Per 8-byte block: who wrote each byte and the newest commit to it. Most
+ * blocks have one source for all bytes (whole-block writes), so that one is
+ * kept inline; only a mixed block has an out-of-line per-byte record.
+ */
 struct blk {
-	struct msr_src src[8];
+	struct msr_src one;  /* the source of the bytes not in zmask ... */
 	uint64_t last_co;
+	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
+	/* ... when mixed == 0; zmask bytes (bit 7 = byte 0) have the zero
+	 * source: a partial write to fresh memory needs no mixed record */
+	uint8_t zmask;
 };
 
-/* A core's L1 copy of one 8-byte piece (present <=> the line is held). */
+/* A core's L1 copy of one 8-byte piece (present <=> the line is held);
+ * its sources are kept like a block's (struct blk). */
 struct l1_piece {
+	struct msr_src one;
+	uint32_t mixed;
+	uint32_t fill_ts;
+	uint8_t zmask;
 	uint8_t known;
 	uint8_t data[8];
-	struct msr_src src[8];
-	uint64_t fill_event;
-	uint32_t fill_ts;
 };
 
 struct page {
@@ -188,6 +198,7 @@ struct msr_engine {
 		uint32_t idx;      /* pool index; pn UINT64_MAX = empty */
 	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
+	struct msr_pool mixed;     /* per-byte sources of mixed blocks */
 	struct msr_map l1_map;     /* core << 48 | line -> pool index */
 	struct msr_pool l1;        /* one element: the line's l1_pieces */
 	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
@@ -263,6 +274,36 @@ static inline struct page *msr_mem_page(struct msr_engine *e, uint64_t pa,
 	return msr_mem_page_lookup(e, pn, create);
 }
 
+/* The per-byte sources of a record kept as `one` and `zmask` unless
+ * `mixed` (struct blk). */
+static inline void msr_src_get(const struct msr_engine *e,
+			       const struct msr_src *one, uint8_t zmask,
+			       uint32_t mixed, struct msr_src src[8])
+{
+	static const struct msr_src zero;
+
+	if (mixed) {
+		memcpy(src, msr_pool_at(&e->mixed, mixed - 1),
+		       8 * sizeof(*src));
+		return;
+	}
+	struct msr_src v = *one; /* src may alias one: load it once */
+
+	if (!zmask) {
+		for (unsigned i = 0; i < 8; i++)
+			src[i] = v;
+		return;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		src[i] = (zmask & (0x80u >> i)) ? zero : v;
+}
+
+static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
+			       struct msr_src src[8])
+{
+	msr_src_get(e, &b->one, b->zmask, b->mixed, src);
+}
+
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
 static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 				uint8_t data[8], uint8_t *known,
@@ -281,8 +322,7 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 	/* 8-aligned blocks own exactly one byte of the known bitmap */
 	*known = p->known[off / 8];
 	if (p->blk[off / 8])
-		memcpy(src, ((struct blk *)msr_pool_at(&e->blks,
-				p->blk[off / 8] - 1))->src, 8 * sizeof(*src));
+		msr_blk_src(e, msr_pool_at(&e->blks, p->blk[off / 8] - 1), src);
 	else
 		memset(src, 0, 8 * sizeof(*src));
 }
@@ -300,6 +340,9 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
  * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create);
+/* Set the piece's per-byte sources. */
+void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src src[8]);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		       unsigned len);
 struct chist *msr_hist_get(struct msr_engine *e, uint64_t co);

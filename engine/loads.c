@@ -217,7 +217,7 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	struct msr_src ms[8];
 
 	memcpy(le->data, p->data, 8);
-	memcpy(le->src, p->src, sizeof(le->src));
+	msr_src_get(e, &p->one, p->zmask, p->mixed, le->src);
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)
@@ -409,9 +409,8 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			struct l1_piece *p = p0 + k;
 
 			memcpy(p->data, f->data + 8 * k, 8);
-			memcpy(p->src, f->src + 8 * k, sizeof(p->src));
+			msr_l1_set_src(e, p, f->src + 8 * k);
 			p->known = f->known[k];
-			p->fill_event = ev->index;
 			p->fill_ts = ev->ts;
 		}
 		e->fill_lines[core][fill_slot(e, line)]--;

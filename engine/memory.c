@@ -19,6 +19,7 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->blks, sizeof(struct blk));
+	msr_pool_init(&e->mixed, 8 * sizeof(struct msr_src));
 	/* an element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
 	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
@@ -38,6 +39,7 @@ void msr_mem_release(struct msr_engine *e)
 	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
 	msr_pool_release(&e->blks);
+	msr_pool_release(&e->mixed);
 	msr_pool_release(&e->l1);
 	free(e->hist);
 	e->hist = NULL;
@@ -107,8 +109,69 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
-	memcpy(src, b->src, 8 * sizeof(*src));
+	msr_blk_src(e, b, src);
 	return b;
+}
+
+static inline bool src_eq(const struct msr_src *a, const struct msr_src *b)
+{
+	uint64_t x[2], y[2];
+
+	/* two words each: compare words, not a memcmp of 16 bytes */
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
+/* Every byte of b now comes from s: a mixed record is no longer needed. */
+static inline void blk_set_all(struct msr_engine *e, struct blk *b,
+			       const struct msr_src *s)
+{
+	if (b->mixed) {
+		msr_pool_free(&e->mixed, b->mixed - 1);
+		b->mixed = 0;
+	}
+	b->one = *s;
+	b->zmask = 0;
+}
+
+/* The bytes of `mask` (bit 7 = byte 0) of b now come from s. */
+static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
+			 const struct msr_src *s)
+{
+	static const struct msr_src zero;
+	struct msr_src *src;
+
+	if (!b->mixed) {
+		uint32_t idx;
+
+		if (src_eq(&b->one, s)) {
+			b->zmask &= (uint8_t)~mask;
+			return;
+		}
+		if (src_eq(s, &zero)) {
+			b->zmask |= mask;
+			return;
+		}
+		/* every other byte has the zero source: still one source */
+		if ((b->zmask | mask) == 0xff || src_eq(&b->one, &zero)) {
+			b->one = *s;
+			b->zmask = (uint8_t)~mask;
+			return;
+		}
+		idx = msr_pool_alloc_raw(&e->mixed);
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			return;
+		}
+		src = msr_pool_at(&e->mixed, idx);
+		msr_blk_src(e, b, src);
+		b->mixed = idx + 1;
+	} else {
+		src = msr_pool_at(&e->mixed, b->mixed - 1);
+	}
+	for (unsigned m = mask; m; m &= m - 1)
+		src[7 - (unsigned)__builtin_ctz(m)] = *s;
 }
 
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
@@ -132,8 +195,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	if (mask == 0xff) {
 		memcpy(p->data + off, data, 8);
 		if (b)
-			for (unsigned i = 0; i < 8; i++)
-				b->src[i] = *s;
+			blk_set_all(e, b, s);
 		return;
 	}
 	for (unsigned m = mask; m; m &= m - 1) {
@@ -141,9 +203,9 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		unsigned i = 7 - (unsigned)__builtin_ctz(m);
 
 		p->data[off + i] = data[i];
-		if (b)
-			b->src[i] = *s;
 	}
+	if (b)
+		blk_set_some(e, b, mask, s);
 }
 
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
@@ -183,6 +245,12 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		if (*v == UINT32_MAX) {
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;
+		} else {
+			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+
+			/* ... but not its mixed record, so it has none yet */
+			for (unsigned i = 0; i < e->line / 8; i++)
+				p0[i].mixed = 0;
 		}
 	}
 	if (!v) {
@@ -190,6 +258,46 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 		return NULL;
 	}
 	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
+}
+
+void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src src[8])
+{
+	static const struct msr_src zero;
+	const struct msr_src *one = &zero;
+	uint8_t zmask = 0;
+	unsigned i;
+
+	/* compact when every byte has one source or the zero source */
+	for (i = 0; i < 8; i++) {
+		if (src_eq(&src[i], &zero))
+			zmask |= (uint8_t)(0x80u >> i);
+		else if (one == &zero)
+			one = &src[i];
+		else if (!src_eq(&src[i], one))
+			break;
+	}
+	if (i == 8) {
+		if (p->mixed) {
+			msr_pool_free(&e->mixed, p->mixed - 1);
+			p->mixed = 0;
+		}
+		p->one = *one;
+		p->zmask = one == &zero ? 0 : zmask;
+		return;
+	}
+	if (!p->mixed) {
+		uint32_t idx = msr_pool_alloc_raw(&e->mixed);
+
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			p->one = src[0];
+			p->zmask = 0;
+			return;
+		}
+		p->mixed = idx + 1;
+	}
+	memcpy(msr_pool_at(&e->mixed, p->mixed - 1), src, 8 * sizeof(*src));
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
@@ -205,6 +313,12 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		uint32_t *v = msr_map_get(&e->l1_map, key);
 
 		if (v) {
+			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+
+			for (unsigned i = 0; i < e->line / 8; i++)
+				if (p0[i].mixed)
+					msr_pool_free(&e->mixed,
+						      p0[i].mixed - 1);
 			msr_pool_free(&e->l1, *v);
 			msr_map_del_at(&e->l1_map, v);
 		}

@@ -406,9 +406,8 @@ static void st_update_l1(struct msr_engine *e, unsigned core,
 
 	if (p) {
 		memcpy(p->data, m->data, 8);
-		memcpy(p->src, m->src, sizeof(p->src));
+		msr_l1_set_src(e, p, m->src);
 		p->known = m->known;
-		p->fill_event = ev->index;
 		p->fill_ts = ev->ts;
 	}
 }
