@@ -68,11 +68,31 @@ struct tso_map {
 	size_t esz, cap, n;
 };
 
-/* Global per-block facts: newest and first commit of each byte. */
+/* Global per-block facts: newest and first commit of each byte. Most
+ * blocks are only ever written whole, so one pair stands for all 8 bytes
+ * (24 bytes a block, not 136); a block whose bytes' histories differ keeps
+ * them in a tso_bytes record of the pool: latest is then TSO_BLK_MIXED and
+ * first the record's index. */
 struct tso_block {
 	uint64_t key;
+	uint64_t latest;   /* every byte's newest commit, 0 = none */
+	uint64_t first;    /* every byte's first commit */
+};
+
+#define TSO_BLK_MIXED UINT64_MAX
+
+/* Per-byte facts of a mixed block; a free record links the next free one
+ * (index + 1, 0 = none) in latest[0]. */
+struct tso_bytes {
 	uint64_t latest[8];
 	uint64_t first[8];
+};
+
+/* A block's facts as seen by a load: byte i's are latest[i & m] and
+ * first[i & m] (m = 0 for a uniform block, 7 for a mixed one). */
+struct tso_bview {
+	const uint64_t *latest, *first;
+	unsigned m;
 };
 
 /* Per strand and block: the youngest executed own store to each byte. */
@@ -133,6 +153,8 @@ struct msr_tso {
 	struct tso_crec *ring;
 	size_t ring_cap;
 	struct tso_map blocks;
+	struct tso_bytes *bytes; /* pool of mixed blocks' per-byte facts */
+	size_t bytes_n, bytes_cap, bytes_free; /* free: index + 1, 0 = none */
 	uint64_t n;              /* commits seen: the newest co */
 	unsigned nblocked;       /* strands with queued ops, listed in */
 	uint8_t blocked[MSR_MAX_STRANDS];

@@ -166,6 +166,7 @@ void msr_tso_destroy(struct msr_tso *t)
 	free(t->s);
 	free(t->ring);
 	free(t->blocks.slots);
+	free(t->bytes);
 	free(t);
 }
 
@@ -175,7 +176,7 @@ void msr_tso_destroy(struct msr_tso *t)
 
 /* A whole-block commit over bytes whose newest commit is one and the same
  * (the usual case): link them all at once. False when they differ. */
-static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
+static bool link_all(struct msr_tso *t, struct tso_bytes *b, uint64_t co)
 {
 	uint64_t l0 = b->latest[0];
 	struct tso_crec *prev;
@@ -197,10 +198,63 @@ static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	return true;
 }
 
+/* Give uniform block `b` a per-byte record holding its facts; false when
+ * out of memory. The pool grows by doubling: amortised O(1). */
+static bool block_split(struct msr_tso *t, struct tso_block *b)
+{
+	struct tso_bytes *p;
+	size_t idx;
+	unsigned i;
+
+	if (t->bytes_free) {
+		idx = t->bytes_free - 1;
+		t->bytes_free = (size_t)t->bytes[idx].latest[0];
+	} else {
+		if (t->bytes_n == t->bytes_cap) {
+			size_t cap = t->bytes_cap ? t->bytes_cap * 2 : 256;
+			struct tso_bytes *nb = realloc(t->bytes,
+						       cap * sizeof(*nb));
+
+			if (!nb)
+				return false;
+			t->bytes = nb;
+			t->bytes_cap = cap;
+		}
+		idx = t->bytes_n++;
+	}
+	p = &t->bytes[idx];
+	for (i = 0; i < 8; i++) {
+		p->latest[i] = b->latest;
+		p->first[i] = b->first;
+	}
+	b->latest = TSO_BLK_MIXED;
+	b->first = idx;
+	return true;
+}
+
+/* A mixed block whose bytes share one history again (written whole after
+ * a partial write of a block first written whole) becomes uniform; its
+ * record goes back to the pool. */
+static void block_join(struct msr_tso *t, struct tso_block *b,
+		       struct tso_bytes *p)
+{
+	unsigned i, same = 1;
+
+	for (i = 1; i < 8; i++)
+		same &= p->first[i] == p->first[0];
+	if (!same)
+		return;
+	b->latest = p->latest[0];
+	b->first = p->first[0];
+	p->latest[0] = t->bytes_free;
+	t->bytes_free = (size_t)(p - t->bytes) + 1;
+}
+
 static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 			uint64_t h)
 {
 	struct tso_block *b;
+	struct tso_bytes *p;
 	struct tso_crec *prev = NULL;
 	uint64_t pco = 0;
 	unsigned i, m;
@@ -212,24 +266,65 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 		t->nomem = true;
 		return;
 	}
-	if (c->mask == 0xff && link_all(t, b, c->co))
+	if (b->latest != TSO_BLK_MIXED) {
+		if (c->mask == 0xff) { /* the usual case: it stays uniform */
+			if (!b->latest)
+				b->first = c->co;
+			else if ((prev = crec_mut(t, b->latest)))
+				for (i = 0; i < 8; i++)
+					prev->next[i] = c->co;
+			b->latest = c->co;
+			return;
+		}
+		if (!block_split(t, b)) {
+			t->nomem = true;
+			return;
+		}
+	}
+	p = &t->bytes[b->first];
+	if (c->mask == 0xff && link_all(t, p, c->co)) {
+		block_join(t, b, p);
 		return;
+	}
 	/* the bytes' previous commits are usually one commit: look it up
 	 * once, not per byte */
 	for (m = c->mask; m; m &= ~(0x80u >> i)) {
 		i = (unsigned)__builtin_clz(m) - 24u;
-		if (!b->latest[i]) {
-			b->first[i] = c->co;
+		if (!p->latest[i]) {
+			p->first[i] = c->co;
 		} else {
-			if (b->latest[i] != pco) {
-				pco = b->latest[i];
+			if (p->latest[i] != pco) {
+				pco = p->latest[i];
 				prev = crec_mut(t, pco);
 			}
 			if (prev)
 				prev->next[i] = c->co;
 		}
-		b->latest[i] = c->co;
+		p->latest[i] = c->co;
 	}
+}
+
+/* The facts of block `pa8` for a load (into *v), NULL when no commit has
+ * touched it. */
+static const struct tso_bview *bview_get(struct msr_tso *t, uint64_t pa8,
+					 struct tso_bview *v)
+{
+	const struct tso_block *b = tso_block_find(&t->blocks, pa8, false);
+
+	if (!b)
+		return NULL;
+	if (b->latest != TSO_BLK_MIXED) {
+		v->latest = &b->latest;
+		v->first = &b->first;
+		v->m = 0;
+	} else {
+		const struct tso_bytes *p = &t->bytes[b->first];
+
+		v->latest = p->latest;
+		v->first = p->first;
+		v->m = 7;
+	}
+	return v;
 }
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
@@ -455,40 +550,40 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
  * none has committed yet. Beyond the commit ring the newest store to the
  * byte stands in: an upper bound, so no false alarm can come of it. */
 static uint64_t next_store(const struct msr_tso *t,
-			   const struct tso_block *b, uint64_t co, uint64_t pa)
+			   const struct tso_bview *b, uint64_t co, uint64_t pa)
 {
 	const struct tso_crec *c;
 	unsigned i = pa & 7;
 
 	if (!co)
-		return b ? b->first[i] : 0;
+		return b ? b->first[i & b->m] : 0;
 	c = tso_crec_get(t, co);
 	if (c && c->pa8 == (pa & ~7ull))
 		return c->next[i];
-	if (!b || b->latest[i] <= co)
+	if (!b || b->latest[i & b->m] <= co)
 		return 0;
-	return b->latest[i];
+	return b->latest[i & b->m];
 }
 
 /* co of the first commit to byte `pa` after position `d` (d commits seen);
  * 0 when none yet. Walks the per-byte chain a few steps, then falls back
  * to the newest commit to the byte (an upper bound: never a false alarm). */
 static uint64_t next_after(const struct msr_tso *t,
-			   const struct tso_block *b, uint64_t d, uint64_t pa)
+			   const struct tso_bview *b, uint64_t d, uint64_t pa)
 {
 	unsigned i = pa & 7, k;
 	uint64_t c;
 
-	if (!b || b->latest[i] <= d)
+	if (!b || b->latest[i & b->m] <= d)
 		return 0;
-	for (c = b->first[i], k = 0; c && c <= d && k < 64; k++) {
+	for (c = b->first[i & b->m], k = 0; c && c <= d && k < 64; k++) {
 		const struct tso_crec *r = tso_crec_get(t, c);
 
 		if (!r || r->pa8 != (pa & ~7ull))
-			return b->latest[i];
+			return b->latest[i & b->m];
 		c = r->next[i];
 	}
-	return c && c > d ? c : b->latest[i];
+	return c && c > d ? c : b->latest[i & b->m];
 }
 
 /* The proof op of own store entry `sseq` (zero when it did not execute). */
@@ -505,7 +600,7 @@ static void own_proof(struct tso_strand *s, uint64_t sseq,
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
  * order: the load sits after that place and before the next commit. */
 static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
-			const struct tso_block *bk, struct tso_load *l,
+			const struct tso_bview *bk, struct tso_load *l,
 			const struct msr_rf *rf, uint64_t yco, bool own,
 			uint64_t ysseq, struct tso_byte *out)
 {
@@ -530,7 +625,7 @@ static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
  * handles the usual commits and initial values a source at a time. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
-			 const struct tso_own *own, const struct tso_block *bk,
+			 const struct tso_own *own, const struct tso_bview *bk,
 			 uint64_t pa, struct tso_byte *out)
 {
 	unsigned i = pa & 7;
@@ -610,13 +705,13 @@ static const uint64_t no_next[8];
 static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 			struct tso_load *l, const struct msr_op_block *blk,
 			const struct msr_rf *rf, unsigned m,
-			const struct tso_own *own, const struct tso_block *bk)
+			const struct tso_own *own, const struct tso_bview *bk)
 {
 	bool commit = rf->kind == MSR_RF_COMMIT;
 	bool mine = commit && rf->strand == l->op->strand;
 	uint64_t c = commit ? rf->co : 0;
 	const uint64_t *nx = NULL; /* next store per byte, else the newest */
-	unsigned i;
+	unsigned nxm = 7, i; /* byte i's next store: nx[i & nxm] */
 
 	if (commit && c > t->n)
 		return; /* never committed (end of input) */
@@ -631,6 +726,7 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 	}
 	if (!c) {
 		nx = bk ? bk->first : no_next;
+		nxm = bk ? bk->m : 7;
 	} else {
 		const struct tso_crec *cr = tso_crec_get(t, c);
 
@@ -648,8 +744,8 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		out->val = blk->load[i];
 		out->dma = false;
 		out->src = c;
-		out->hi = nx ? nx[i]
-			     : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+		out->hi = nx ? nx[i & nxm]
+			     : bk && bk->latest[i & bk->m] > c ? bk->latest[i & bk->m] : 0;
 		if (own && own->sseq[i]) {
 			uint64_t ysseq = own->sseq[i], yco = own->co[i];
 
@@ -680,8 +776,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 		const struct msr_op_block *blk = &l->op->blk[b];
 		const struct tso_own *own =
 			tso_own_find(&s->own, blk->pa8, false);
-		const struct tso_block *bk = tso_block_find(&t->blocks, blk->pa8,
-						      false);
+		struct tso_bview bv;
+		const struct tso_bview *bk = bview_get(t, blk->pa8, &bv);
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
@@ -797,7 +893,7 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 static bool bypass_sum(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op, const struct msr_op_block *blk,
 		       const struct msr_rf *rf, unsigned m,
-		       const struct tso_own *own, const struct tso_block *bk,
+		       const struct tso_own *own, const struct tso_bview *bk,
 		       uint64_t *hi1, unsigned *nb)
 {
 	const struct tso_srec *bs;
@@ -846,7 +942,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 	for (b = b0; b < b0 + bn && b < op->nblocks; b++) {
 		const struct msr_op_block *blk = &op->blk[b];
 		const struct tso_own *own;
-		const struct tso_block *bk = NULL;
+		struct tso_bview bv;
+		const struct tso_bview *bk = NULL;
 		bool bk_ok = false; /* bk looked up: most sources never need it */
 
 		if (blk->pa8 & 7)
@@ -859,7 +956,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			bool mine = commit && rf->strand == op->strand;
 			uint64_t c = commit ? rf->co : 0;
 			const uint64_t *nx = NULL;
-
+			unsigned nxm = 7; /* byte i's next store: nx[i & nxm] */
 			unsigned om; /* bytes to check against own stores */
 
 			if (!m)
@@ -867,7 +964,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			if (rf->kind == MSR_RF_DMA)
 				return false;
 			if (!bk_ok && rf->kind == MSR_RF_BYPASS) {
-				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk = bview_get(t, blk->pa8, &bv);
 				bk_ok = true;
 			}
 			if (rf->kind == MSR_RF_BYPASS) {
@@ -893,11 +990,13 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 					nx = cr->next;
 			}
 			if (!nx && !bk_ok) {
-				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk = bview_get(t, blk->pa8, &bv);
 				bk_ok = true;
 			}
-			if (!c)
+			if (!c) {
 				nx = bk ? bk->first : no_next;
+				nxm = bk ? bk->m : 7;
+			}
 			i = (unsigned)__builtin_clz(m) - 24u;
 			if (om) {
 				/* bytes of own stores: the youngest one itself
@@ -931,7 +1030,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			}
 			if (m == 0xff && nx) { /* a whole block: no bit walk */
 				for (i = 0; i < 8; i++)
-					vhi1 = nx[i] - 1 < vhi1 ? nx[i] - 1 : vhi1;
+					vhi1 = nx[i & nxm] - 1 < vhi1
+						       ? nx[i & nxm] - 1 : vhi1;
 				nb += 8;
 				m = 0;
 			}
@@ -939,8 +1039,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				uint64_t h;
 
 				i = (unsigned)__builtin_clz(m) - 24u;
-				h = nx ? nx[i]
-				       : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+				h = nx ? nx[i & nxm]
+				       : bk && bk->latest[i & bk->m] > c ? bk->latest[i & bk->m] : 0;
 				if (h - 1 < vhi1)
 					vhi1 = h - 1;
 				nb++;
