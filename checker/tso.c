@@ -143,6 +143,8 @@ int msr_tso_create(const struct msr_config *cfg,
 	if (!t->ring || !t->s ||
 	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
 		goto nomem;
+	t->narrow.esz = sizeof(struct tso_nbytes);
+	t->wide.esz = sizeof(struct tso_bytes);
 	*out = t;
 	return MSR_OK;
 nomem:
@@ -166,7 +168,8 @@ void msr_tso_destroy(struct msr_tso *t)
 	free(t->s);
 	free(t->ring);
 	free(t->blocks.slots);
-	free(t->bytes);
+	free(t->narrow.a);
+	free(t->wide.a);
 	free(t);
 }
 
@@ -198,63 +201,198 @@ static bool link_all(struct msr_tso *t, struct tso_bytes *b, uint64_t co)
 	return true;
 }
 
-/* Give uniform block `b` a per-byte record holding its facts; false when
- * out of memory. The pool grows by doubling: amortised O(1). */
-static bool block_split(struct msr_tso *t, struct tso_block *b)
+/* A free record of `p` (its index), SIZE_MAX when out of memory. The pool
+ * grows by doubling: amortised O(1). */
+static size_t pool_get(struct tso_pool *p)
 {
-	struct tso_bytes *p;
 	size_t idx;
+
+	if (p->free) {
+		idx = p->free - 1;
+		memcpy(&p->free, p->a + idx * p->esz, sizeof(p->free));
+		return idx;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		unsigned char *na = realloc(p->a, cap * p->esz);
+
+		if (!na)
+			return SIZE_MAX;
+		p->a = na;
+		p->cap = cap;
+	}
+	return p->n++;
+}
+
+static void pool_put(struct tso_pool *p, size_t idx)
+{
+	memcpy(p->a + idx * p->esz, &p->free, sizeof(p->free));
+	p->free = idx + 1;
+}
+
+/* The per-byte facts of block `b` (mixed or not) into *w. */
+static void block_get(const struct msr_tso *t, const struct tso_block *b,
+		      struct tso_bytes *w)
+{
+	const struct tso_nbytes *r;
+	uint64_t base;
 	unsigned i;
 
-	if (t->bytes_free) {
-		idx = t->bytes_free - 1;
-		t->bytes_free = (size_t)t->bytes[idx].latest[0];
-	} else {
-		if (t->bytes_n == t->bytes_cap) {
-			size_t cap = t->bytes_cap ? t->bytes_cap * 2 : 256;
-			struct tso_bytes *nb = realloc(t->bytes,
-						       cap * sizeof(*nb));
-
-			if (!nb)
-				return false;
-			t->bytes = nb;
-			t->bytes_cap = cap;
+	if (!(b->latest & TSO_BLK_MIXED)) {
+		for (i = 0; i < 8; i++) {
+			w->latest[i] = b->latest;
+			w->first[i] = b->first;
 		}
-		idx = t->bytes_n++;
+		return;
 	}
-	p = &t->bytes[idx];
+	if (b->first & TSO_BLK_WIDE) {
+		memcpy(w, t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz,
+		       sizeof(*w));
+		return;
+	}
+	r = (const struct tso_nbytes *)(const void *)(t->narrow.a +
+						     b->first * t->narrow.esz);
+	base = (b->latest & ~TSO_BLK_MIXED) - 1;
 	for (i = 0; i < 8; i++) {
-		p->latest[i] = b->latest;
-		p->first[i] = b->first;
+		w->latest[i] = r->latest[i] ? base + r->latest[i] : 0;
+		w->first[i] = r->first[i] ? base + r->first[i] : 0;
 	}
+}
+
+/* Store *w as block `b`'s facts: uniform when its bytes share one history
+ * again (the record goes back to its pool), else narrow when the offsets
+ * fit (a wide record stays wide). False when out of memory. */
+static bool block_set(struct msr_tso *t, struct tso_block *b,
+		      const struct tso_bytes *w)
+{
+	bool mixed = b->latest & TSO_BLK_MIXED;
+	bool wide = mixed && (b->first & TSO_BLK_WIDE);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned i, same = 1;
+	size_t idx;
+
+	for (i = 1; i < 8; i++)
+		same &= w->latest[i] == w->latest[0] &&
+			w->first[i] == w->first[0];
+	if (same) {
+		if (wide)
+			pool_put(&t->wide, b->first & ~TSO_BLK_WIDE);
+		else if (mixed)
+			pool_put(&t->narrow, b->first);
+		b->latest = w->latest[0];
+		b->first = w->first[0];
+		return true;
+	}
+	for (i = 0; i < 8; i++) {
+		if (w->first[i] && w->first[i] < lo)
+			lo = w->first[i];
+		if (w->latest[i] > hi)
+			hi = w->latest[i];
+	}
+	if (!wide && hi - lo < UINT32_MAX) {
+		struct tso_nbytes *r;
+
+		if (!mixed && (idx = pool_get(&t->narrow)) == SIZE_MAX)
+			return false;
+		if (mixed)
+			idx = b->first;
+		r = (struct tso_nbytes *)(void *)(t->narrow.a +
+						  idx * t->narrow.esz);
+		for (i = 0; i < 8; i++) {
+			r->latest[i] = w->latest[i]
+					       ? (uint32_t)(w->latest[i] - lo + 1)
+					       : 0;
+			r->first[i] = w->first[i]
+					      ? (uint32_t)(w->first[i] - lo + 1)
+					      : 0;
+		}
+		b->latest = TSO_BLK_MIXED | lo;
+		b->first = idx;
+		return true;
+	}
+	if (wide) {
+		idx = b->first & ~TSO_BLK_WIDE;
+	} else {
+		if ((idx = pool_get(&t->wide)) == SIZE_MAX)
+			return false;
+		if (mixed)
+			pool_put(&t->narrow, b->first);
+	}
+	memcpy(t->wide.a + idx * t->wide.esz, w, sizeof(*w));
 	b->latest = TSO_BLK_MIXED;
+	b->first = idx | TSO_BLK_WIDE;
+	return true;
+}
+
+static struct tso_nbytes *narrow_rec(const struct msr_tso *t, size_t idx)
+{
+	return (struct tso_nbytes *)(void *)(t->narrow.a + idx * t->narrow.esz);
+}
+
+/* Give uniform block `b` a narrow record for commit `co` (which must fit
+ * its offsets); false when out of memory. */
+static bool narrow_split(struct msr_tso *t, struct tso_block *b, uint64_t co)
+{
+	uint64_t lo = b->latest ? b->first : co;
+	uint32_t l = b->latest ? (uint32_t)(b->latest - lo + 1) : 0;
+	struct tso_nbytes *r;
+	size_t idx = pool_get(&t->narrow);
+	unsigned i;
+
+	if (idx == SIZE_MAX)
+		return false;
+	r = narrow_rec(t, idx);
+	for (i = 0; i < 8; i++) {
+		r->latest[i] = l;
+		r->first[i] = l ? 1 : 0;
+	}
+	b->latest = TSO_BLK_MIXED | lo;
 	b->first = idx;
 	return true;
 }
 
-/* A mixed block whose bytes share one history again (written whole after
- * a partial write of a block first written whole) becomes uniform; its
- * record goes back to the pool. */
-static void block_join(struct msr_tso *t, struct tso_block *b,
-		       struct tso_bytes *p)
+/* Link commit `c` into narrow record `r` of block `b` in place (its co
+ * fits the record's offsets: it is the newest, the base stays). */
+static void narrow_link(struct msr_tso *t, struct tso_block *b,
+			struct tso_nbytes *r, const struct msr_commit *c)
 {
-	unsigned i, same = 1;
+	uint64_t base = (b->latest & ~TSO_BLK_MIXED) - 1;
+	uint32_t d = (uint32_t)(c->co - base), pd = 0;
+	struct tso_crec *prev = NULL;
+	unsigned i, m, same = 1;
 
+	for (m = c->mask; m; m &= ~(0x80u >> i)) {
+		i = (unsigned)__builtin_clz(m) - 24u;
+		if (!r->latest[i]) {
+			r->first[i] = d;
+		} else {
+			if (r->latest[i] != pd) {
+				pd = r->latest[i];
+				prev = crec_mut(t, base + pd);
+			}
+			if (prev)
+				prev->next[i] = c->co;
+		}
+		r->latest[i] = d;
+	}
+	if (c->mask != 0xff)
+		return; /* some byte's newest is older: still mixed */
 	for (i = 1; i < 8; i++)
-		same &= p->first[i] == p->first[0];
-	if (!same)
-		return;
-	b->latest = p->latest[0];
-	b->first = p->first[0];
-	p->latest[0] = t->bytes_free;
-	t->bytes_free = (size_t)(p - t->bytes) + 1;
+		same &= r->first[i] == r->first[0];
+	if (same) { /* one history again: back to uniform */
+		size_t idx = (size_t)b->first;
+
+		b->latest = c->co;
+		b->first = base + r->first[0];
+		pool_put(&t->narrow, idx);
+	}
 }
 
 static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 			uint64_t h)
 {
 	struct tso_block *b;
-	struct tso_bytes *p;
+	struct tso_bytes w;
 	struct tso_crec *prev = NULL;
 	uint64_t pco = 0;
 	unsigned i, m;
@@ -266,8 +404,9 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 		t->nomem = true;
 		return;
 	}
-	if (b->latest != TSO_BLK_MIXED) {
-		if (c->mask == 0xff) { /* the usual case: it stays uniform */
+	if (!(b->latest & TSO_BLK_MIXED)) {
+		if (c->mask == 0xff) {
+			/* the usual case: a uniform block stays uniform */
 			if (!b->latest)
 				b->first = c->co;
 			else if ((prev = crec_mut(t, b->latest)))
@@ -276,32 +415,39 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 			b->latest = c->co;
 			return;
 		}
-		if (!block_split(t, b)) {
+		if ((!b->latest || c->co - b->first < UINT32_MAX) &&
+		    !narrow_split(t, b, c->co)) {
 			t->nomem = true;
 			return;
 		}
 	}
-	p = &t->bytes[b->first];
-	if (c->mask == 0xff && link_all(t, p, c->co)) {
-		block_join(t, b, p);
+	if ((b->latest & TSO_BLK_MIXED) && !(b->first & TSO_BLK_WIDE) &&
+	    c->co - (b->latest & ~TSO_BLK_MIXED) < UINT32_MAX) {
+		narrow_link(t, b, narrow_rec(t, b->first), c);
 		return;
 	}
-	/* the bytes' previous commits are usually one commit: look it up
-	 * once, not per byte */
-	for (m = c->mask; m; m &= ~(0x80u >> i)) {
-		i = (unsigned)__builtin_clz(m) - 24u;
-		if (!p->latest[i]) {
-			p->first[i] = c->co;
-		} else {
-			if (p->latest[i] != pco) {
-				pco = p->latest[i];
-				prev = crec_mut(t, pco);
+	/* offsets too big for a narrow record: the general way */
+	block_get(t, b, &w);
+	if (c->mask != 0xff || !link_all(t, &w, c->co)) {
+		/* the bytes' previous commits are usually one commit: look
+		 * it up once, not per byte */
+		for (m = c->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			if (!w.latest[i]) {
+				w.first[i] = c->co;
+			} else {
+				if (w.latest[i] != pco) {
+					pco = w.latest[i];
+					prev = crec_mut(t, pco);
+				}
+				if (prev)
+					prev->next[i] = c->co;
 			}
-			if (prev)
-				prev->next[i] = c->co;
+			w.latest[i] = c->co;
 		}
-		p->latest[i] = c->co;
 	}
+	if (!block_set(t, b, &w))
+		t->nomem = true;
 }
 
 /* The facts of block `pa8` for a load (into *v), NULL when no commit has
@@ -313,17 +459,24 @@ static const struct tso_bview *bview_get(struct msr_tso *t, uint64_t pa8,
 
 	if (!b)
 		return NULL;
-	if (b->latest != TSO_BLK_MIXED) {
+	v->r = NULL;
+	if (!(b->latest & TSO_BLK_MIXED)) {
 		v->latest = &b->latest;
 		v->first = &b->first;
 		v->m = 0;
-	} else {
-		const struct tso_bytes *p = &t->bytes[b->first];
-
-		v->latest = p->latest;
-		v->first = p->first;
-		v->m = 7;
+		return v;
 	}
+	if (b->first & TSO_BLK_WIDE) {
+		const struct tso_bytes *w = (const struct tso_bytes *)(const void *)
+			(t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz);
+
+		v->latest = w->latest;
+		v->first = w->first;
+		v->m = 7;
+		return v;
+	}
+	v->r = narrow_rec(t, b->first);
+	v->base = (b->latest & ~TSO_BLK_MIXED) - 1;
 	return v;
 }
 
@@ -554,15 +707,16 @@ static uint64_t next_store(const struct msr_tso *t,
 {
 	const struct tso_crec *c;
 	unsigned i = pa & 7;
+	uint64_t l;
 
 	if (!co)
-		return b ? b->first[i & b->m] : 0;
+		return b ? tso_bv_first(b, i) : 0;
 	c = tso_crec_get(t, co);
 	if (c && c->pa8 == (pa & ~7ull))
 		return c->next[i];
-	if (!b || b->latest[i & b->m] <= co)
+	if (!b || (l = tso_bv_latest(b, i)) <= co)
 		return 0;
-	return b->latest[i & b->m];
+	return l;
 }
 
 /* co of the first commit to byte `pa` after position `d` (d commits seen);
@@ -572,18 +726,18 @@ static uint64_t next_after(const struct msr_tso *t,
 			   const struct tso_bview *b, uint64_t d, uint64_t pa)
 {
 	unsigned i = pa & 7, k;
-	uint64_t c;
+	uint64_t c, l;
 
-	if (!b || b->latest[i & b->m] <= d)
+	if (!b || (l = tso_bv_latest(b, i)) <= d)
 		return 0;
-	for (c = b->first[i & b->m], k = 0; c && c <= d && k < 64; k++) {
+	for (c = tso_bv_first(b, i), k = 0; c && c <= d && k < 64; k++) {
 		const struct tso_crec *r = tso_crec_get(t, c);
 
 		if (!r || r->pa8 != (pa & ~7ull))
-			return b->latest[i & b->m];
+			return l;
 		c = r->next[i];
 	}
-	return c && c > d ? c : b->latest[i & b->m];
+	return c && c > d ? c : l;
 }
 
 /* The proof op of own store entry `sseq` (zero when it did not execute). */
@@ -712,6 +866,7 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 	uint64_t c = commit ? rf->co : 0;
 	const uint64_t *nx = NULL; /* next store per byte, else the newest */
 	unsigned nxm = 7, i; /* byte i's next store: nx[i & nxm] */
+	uint64_t firsts[8];
 
 	if (commit && c > t->n)
 		return; /* never committed (end of input) */
@@ -725,8 +880,7 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		return;
 	}
 	if (!c) {
-		nx = bk ? bk->first : no_next;
-		nxm = bk ? bk->m : 7;
+		nx = bk ? tso_bv_firsts(bk, firsts, &nxm) : no_next;
 	} else {
 		const struct tso_crec *cr = tso_crec_get(t, c);
 
@@ -745,7 +899,7 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		out->dma = false;
 		out->src = c;
 		out->hi = nx ? nx[i & nxm]
-			     : bk && bk->latest[i & bk->m] > c ? bk->latest[i & bk->m] : 0;
+			     : bk && tso_bv_latest(bk, i) > c ? tso_bv_latest(bk, i) : 0;
 		if (own && own->sseq[i]) {
 			uint64_t ysseq = own->sseq[i], yco = own->co[i];
 
@@ -957,6 +1111,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			uint64_t c = commit ? rf->co : 0;
 			const uint64_t *nx = NULL;
 			unsigned nxm = 7; /* byte i's next store: nx[i & nxm] */
+			uint64_t firsts[8];
 			unsigned om; /* bytes to check against own stores */
 
 			if (!m)
@@ -994,8 +1149,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				bk_ok = true;
 			}
 			if (!c) {
-				nx = bk ? bk->first : no_next;
-				nxm = bk ? bk->m : 7;
+				nx = bk ? tso_bv_firsts(bk, firsts, &nxm)
+					: no_next;
 			}
 			i = (unsigned)__builtin_clz(m) - 24u;
 			if (om) {
@@ -1040,7 +1195,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 
 				i = (unsigned)__builtin_clz(m) - 24u;
 				h = nx ? nx[i & nxm]
-				       : bk && bk->latest[i & bk->m] > c ? bk->latest[i & bk->m] : 0;
+				       : bk && tso_bv_latest(bk, i) > c ? tso_bv_latest(bk, i) : 0;
 				if (h - 1 < vhi1)
 					vhi1 = h - 1;
 				nb++;
