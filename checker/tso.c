@@ -351,35 +351,50 @@ static bool narrow_split(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	return true;
 }
 
+/* Byte i of narrow record `r` (base `base`) takes commit `co` (offset
+ * `d`); *pd / *prev: the previous commit last looked up. */
+static inline void narrow_byte(struct msr_tso *t, struct tso_nbytes *r,
+			       unsigned i, uint64_t base, uint32_t d,
+			       uint64_t co, uint32_t *pd,
+			       struct tso_crec **prev)
+{
+	if (!r->latest[i]) {
+		r->first[i] = d;
+	} else {
+		if (r->latest[i] != *pd) {
+			*pd = r->latest[i];
+			*prev = crec_mut(t, base + *pd);
+		}
+		if (*prev)
+			(*prev)->next[i] = co;
+	}
+	r->latest[i] = d;
+}
+
 /* Link commit `c` into narrow record `r` of block `b` in place (its co
  * fits the record's offsets: it is the newest, the base stays). */
 static void narrow_link(struct msr_tso *t, struct tso_block *b,
 			struct tso_nbytes *r, const struct msr_commit *c)
 {
-	uint64_t base = (b->latest & ~TSO_BLK_MIXED) - 1;
+	uint64_t base = (b->latest & ~TSO_BLK_MIXED) - 1, f[4];
 	uint32_t d = (uint32_t)(c->co - base), pd = 0;
 	struct tso_crec *prev = NULL;
-	unsigned i, m, same = 1;
+	unsigned i, m;
 
-	for (m = c->mask; m; m &= ~(0x80u >> i)) {
-		i = (unsigned)__builtin_clz(m) - 24u;
-		if (!r->latest[i]) {
-			r->first[i] = d;
-		} else {
-			if (r->latest[i] != pd) {
-				pd = r->latest[i];
-				prev = crec_mut(t, base + pd);
-			}
-			if (prev)
-				prev->next[i] = c->co;
+	if (c->mask != 0xff) {
+		for (m = c->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			narrow_byte(t, r, i, base, d, c->co, &pd, &prev);
 		}
-		r->latest[i] = d;
-	}
-	if (c->mask != 0xff)
 		return; /* some byte's newest is older: still mixed */
-	for (i = 1; i < 8; i++)
-		same &= r->first[i] == r->first[0];
-	if (same) { /* one history again: back to uniform */
+	}
+	for (i = 0; i < 8; i++)
+		narrow_byte(t, r, i, base, d, c->co, &pd, &prev);
+	/* all eight firsts equal (as four pairs): one history again, back
+	 * to uniform */
+	memcpy(f, r->first, sizeof(f));
+	if (f[0] == f[1] && f[1] == f[2] && f[2] == f[3] &&
+	    (uint32_t)f[0] == (uint32_t)(f[0] >> 32)) {
 		size_t idx = (size_t)b->first;
 
 		b->latest = c->co;
