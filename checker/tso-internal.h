@@ -68,12 +68,81 @@ struct tso_map {
 	size_t esz, cap, n;
 };
 
-/* Global per-block facts: newest and first commit of each byte. */
+/* Global per-block facts: newest and first commit of each byte. Most
+ * blocks are only ever written whole, so one pair stands for all 8 bytes
+ * (24 bytes a block, not 136). A block whose bytes' histories differ has
+ * TSO_BLK_MIXED set in latest, the low bits then a base co, and first
+ * the index of its per-byte record: in the narrow pool (32-bit offsets
+ * from the base), or in the wide one when TSO_BLK_WIDE is set in first. */
 struct tso_block {
 	uint64_t key;
+	uint64_t latest;   /* every byte's newest commit, 0 = none */
+	uint64_t first;    /* every byte's first commit */
+};
+
+#define TSO_BLK_MIXED (1ull << 63)
+#define TSO_BLK_WIDE (1ull << 63)
+
+/* Per-byte facts of a mixed block: a wide record, and the form the
+ * commit and load paths work on. */
+struct tso_bytes {
 	uint64_t latest[8];
 	uint64_t first[8];
 };
+
+/* The usual mixed record, 64 bytes: co - base + 1 (0 = none). */
+struct tso_nbytes {
+	uint32_t latest[8];
+	uint32_t first[8];
+};
+
+/* Fixed-size records by index; a free one links the next free one
+ * (index + 1, 0 = none) in its first 8 bytes. */
+struct tso_pool {
+	unsigned char *a;
+	size_t esz, n, cap, free;
+};
+
+/* A block's facts as seen by a load: byte i's are latest[i & m] and
+ * first[i & m] (m = 0 for a uniform block, 7 for a wide one), or for a
+ * narrow record `r` its offsets from `base`, decoded per byte used. */
+struct tso_bview {
+	const uint64_t *latest, *first;
+	unsigned m;
+	const struct tso_nbytes *r;
+	uint64_t base;
+};
+
+static inline uint64_t tso_bv_latest(const struct tso_bview *v, unsigned i)
+{
+	if (v->r)
+		return v->r->latest[i] ? v->base + v->r->latest[i] : 0;
+	return v->latest[i & v->m];
+}
+
+static inline uint64_t tso_bv_first(const struct tso_bview *v, unsigned i)
+{
+	if (v->r)
+		return v->r->first[i] ? v->base + v->r->first[i] : 0;
+	return v->first[i & v->m];
+}
+
+/* Every byte's first commit: byte i's is at [i & *m] of the result (a
+ * narrow record's decoded into buf). */
+static inline const uint64_t *tso_bv_firsts(const struct tso_bview *v,
+					    uint64_t *buf, unsigned *m)
+{
+	unsigned i;
+
+	if (!v->r) {
+		*m = v->m;
+		return v->first;
+	}
+	for (i = 0; i < 8; i++)
+		buf[i] = tso_bv_first(v, i);
+	*m = 7;
+	return buf;
+}
 
 /* Per strand and block: the youngest executed own store to each byte. */
 struct tso_own {
@@ -133,6 +202,8 @@ struct msr_tso {
 	struct tso_crec *ring;
 	size_t ring_cap;
 	struct tso_map blocks;
+	struct tso_pool narrow;  /* mixed blocks' struct tso_nbytes */
+	struct tso_pool wide;    /* and struct tso_bytes (offsets too big) */
 	uint64_t n;              /* commits seen: the newest co */
 	unsigned nblocked;       /* strands with queued ops, listed in */
 	uint8_t blocked[MSR_MAX_STRANDS];

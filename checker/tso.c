@@ -143,6 +143,8 @@ int msr_tso_create(const struct msr_config *cfg,
 	if (!t->ring || !t->s ||
 	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
 		goto nomem;
+	t->narrow.esz = sizeof(struct tso_nbytes);
+	t->wide.esz = sizeof(struct tso_bytes);
 	*out = t;
 	return MSR_OK;
 nomem:
@@ -166,6 +168,8 @@ void msr_tso_destroy(struct msr_tso *t)
 	free(t->s);
 	free(t->ring);
 	free(t->blocks.slots);
+	free(t->narrow.a);
+	free(t->wide.a);
 	free(t);
 }
 
@@ -175,7 +179,7 @@ void msr_tso_destroy(struct msr_tso *t)
 
 /* A whole-block commit over bytes whose newest commit is one and the same
  * (the usual case): link them all at once. False when they differ. */
-static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
+static bool link_all(struct msr_tso *t, struct tso_bytes *b, uint64_t co)
 {
 	uint64_t l0 = b->latest[0];
 	struct tso_crec *prev;
@@ -197,10 +201,213 @@ static bool link_all(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	return true;
 }
 
+/* A free record of `p` (its index), SIZE_MAX when out of memory. The pool
+ * grows by doubling: amortised O(1). */
+static size_t pool_get(struct tso_pool *p)
+{
+	size_t idx;
+
+	if (p->free) {
+		idx = p->free - 1;
+		memcpy(&p->free, p->a + idx * p->esz, sizeof(p->free));
+		return idx;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		unsigned char *na = realloc(p->a, cap * p->esz);
+
+		if (!na)
+			return SIZE_MAX;
+		p->a = na;
+		p->cap = cap;
+	}
+	return p->n++;
+}
+
+static void pool_put(struct tso_pool *p, size_t idx)
+{
+	memcpy(p->a + idx * p->esz, &p->free, sizeof(p->free));
+	p->free = idx + 1;
+}
+
+/* The per-byte facts of block `b` (mixed or not) into *w. */
+static void block_get(const struct msr_tso *t, const struct tso_block *b,
+		      struct tso_bytes *w)
+{
+	const struct tso_nbytes *r;
+	uint64_t base;
+	unsigned i;
+
+	if (!(b->latest & TSO_BLK_MIXED)) {
+		for (i = 0; i < 8; i++) {
+			w->latest[i] = b->latest;
+			w->first[i] = b->first;
+		}
+		return;
+	}
+	if (b->first & TSO_BLK_WIDE) {
+		memcpy(w, t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz,
+		       sizeof(*w));
+		return;
+	}
+	r = (const struct tso_nbytes *)(const void *)(t->narrow.a +
+						     b->first * t->narrow.esz);
+	base = (b->latest & ~TSO_BLK_MIXED) - 1;
+	for (i = 0; i < 8; i++) {
+		w->latest[i] = r->latest[i] ? base + r->latest[i] : 0;
+		w->first[i] = r->first[i] ? base + r->first[i] : 0;
+	}
+}
+
+/* Store *w as block `b`'s facts: uniform when its bytes share one history
+ * again (the record goes back to its pool), else narrow when the offsets
+ * fit (a wide record stays wide). False when out of memory. */
+static bool block_set(struct msr_tso *t, struct tso_block *b,
+		      const struct tso_bytes *w)
+{
+	bool mixed = b->latest & TSO_BLK_MIXED;
+	bool wide = mixed && (b->first & TSO_BLK_WIDE);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned i, same = 1;
+	size_t idx;
+
+	for (i = 1; i < 8; i++)
+		same &= w->latest[i] == w->latest[0] &&
+			w->first[i] == w->first[0];
+	if (same) {
+		if (wide)
+			pool_put(&t->wide, b->first & ~TSO_BLK_WIDE);
+		else if (mixed)
+			pool_put(&t->narrow, b->first);
+		b->latest = w->latest[0];
+		b->first = w->first[0];
+		return true;
+	}
+	for (i = 0; i < 8; i++) {
+		if (w->first[i] && w->first[i] < lo)
+			lo = w->first[i];
+		if (w->latest[i] > hi)
+			hi = w->latest[i];
+	}
+	if (!wide && hi - lo < UINT32_MAX) {
+		struct tso_nbytes *r;
+
+		if (!mixed && (idx = pool_get(&t->narrow)) == SIZE_MAX)
+			return false;
+		if (mixed)
+			idx = b->first;
+		r = (struct tso_nbytes *)(void *)(t->narrow.a +
+						  idx * t->narrow.esz);
+		for (i = 0; i < 8; i++) {
+			r->latest[i] = w->latest[i]
+					       ? (uint32_t)(w->latest[i] - lo + 1)
+					       : 0;
+			r->first[i] = w->first[i]
+					      ? (uint32_t)(w->first[i] - lo + 1)
+					      : 0;
+		}
+		b->latest = TSO_BLK_MIXED | lo;
+		b->first = idx;
+		return true;
+	}
+	if (wide) {
+		idx = b->first & ~TSO_BLK_WIDE;
+	} else {
+		if ((idx = pool_get(&t->wide)) == SIZE_MAX)
+			return false;
+		if (mixed)
+			pool_put(&t->narrow, b->first);
+	}
+	memcpy(t->wide.a + idx * t->wide.esz, w, sizeof(*w));
+	b->latest = TSO_BLK_MIXED;
+	b->first = idx | TSO_BLK_WIDE;
+	return true;
+}
+
+static struct tso_nbytes *narrow_rec(const struct msr_tso *t, size_t idx)
+{
+	return (struct tso_nbytes *)(void *)(t->narrow.a + idx * t->narrow.esz);
+}
+
+/* Give uniform block `b` a narrow record for commit `co` (which must fit
+ * its offsets); false when out of memory. */
+static bool narrow_split(struct msr_tso *t, struct tso_block *b, uint64_t co)
+{
+	uint64_t lo = b->latest ? b->first : co;
+	uint32_t l = b->latest ? (uint32_t)(b->latest - lo + 1) : 0;
+	struct tso_nbytes *r;
+	size_t idx = pool_get(&t->narrow);
+	unsigned i;
+
+	if (idx == SIZE_MAX)
+		return false;
+	r = narrow_rec(t, idx);
+	for (i = 0; i < 8; i++) {
+		r->latest[i] = l;
+		r->first[i] = l ? 1 : 0;
+	}
+	b->latest = TSO_BLK_MIXED | lo;
+	b->first = idx;
+	return true;
+}
+
+/* Byte i of narrow record `r` (base `base`) takes commit `co` (offset
+ * `d`); *pd / *prev: the previous commit last looked up. */
+static inline void narrow_byte(struct msr_tso *t, struct tso_nbytes *r,
+			       unsigned i, uint64_t base, uint32_t d,
+			       uint64_t co, uint32_t *pd,
+			       struct tso_crec **prev)
+{
+	if (!r->latest[i]) {
+		r->first[i] = d;
+	} else {
+		if (r->latest[i] != *pd) {
+			*pd = r->latest[i];
+			*prev = crec_mut(t, base + *pd);
+		}
+		if (*prev)
+			(*prev)->next[i] = co;
+	}
+	r->latest[i] = d;
+}
+
+/* Link commit `c` into narrow record `r` of block `b` in place (its co
+ * fits the record's offsets: it is the newest, the base stays). */
+static void narrow_link(struct msr_tso *t, struct tso_block *b,
+			struct tso_nbytes *r, const struct msr_commit *c)
+{
+	uint64_t base = (b->latest & ~TSO_BLK_MIXED) - 1, f[4];
+	uint32_t d = (uint32_t)(c->co - base), pd = 0;
+	struct tso_crec *prev = NULL;
+	unsigned i, m;
+
+	if (c->mask != 0xff) {
+		for (m = c->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			narrow_byte(t, r, i, base, d, c->co, &pd, &prev);
+		}
+		return; /* some byte's newest is older: still mixed */
+	}
+	for (i = 0; i < 8; i++)
+		narrow_byte(t, r, i, base, d, c->co, &pd, &prev);
+	/* all eight firsts equal (as four pairs): one history again, back
+	 * to uniform */
+	memcpy(f, r->first, sizeof(f));
+	if (f[0] == f[1] && f[1] == f[2] && f[2] == f[3] &&
+	    (uint32_t)f[0] == (uint32_t)(f[0] >> 32)) {
+		size_t idx = (size_t)b->first;
+
+		b->latest = c->co;
+		b->first = base + r->first[0];
+		pool_put(&t->narrow, idx);
+	}
+}
+
 static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 			uint64_t h)
 {
 	struct tso_block *b;
+	struct tso_bytes w;
 	struct tso_crec *prev = NULL;
 	uint64_t pco = 0;
 	unsigned i, m;
@@ -212,24 +419,80 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 		t->nomem = true;
 		return;
 	}
-	if (c->mask == 0xff && link_all(t, b, c->co))
-		return;
-	/* the bytes' previous commits are usually one commit: look it up
-	 * once, not per byte */
-	for (m = c->mask; m; m &= ~(0x80u >> i)) {
-		i = (unsigned)__builtin_clz(m) - 24u;
-		if (!b->latest[i]) {
-			b->first[i] = c->co;
-		} else {
-			if (b->latest[i] != pco) {
-				pco = b->latest[i];
-				prev = crec_mut(t, pco);
-			}
-			if (prev)
-				prev->next[i] = c->co;
+	if (!(b->latest & TSO_BLK_MIXED)) {
+		if (c->mask == 0xff) {
+			/* the usual case: a uniform block stays uniform */
+			if (!b->latest)
+				b->first = c->co;
+			else if ((prev = crec_mut(t, b->latest)))
+				for (i = 0; i < 8; i++)
+					prev->next[i] = c->co;
+			b->latest = c->co;
+			return;
 		}
-		b->latest[i] = c->co;
+		if ((!b->latest || c->co - b->first < UINT32_MAX) &&
+		    !narrow_split(t, b, c->co)) {
+			t->nomem = true;
+			return;
+		}
 	}
+	if ((b->latest & TSO_BLK_MIXED) && !(b->first & TSO_BLK_WIDE) &&
+	    c->co - (b->latest & ~TSO_BLK_MIXED) < UINT32_MAX) {
+		narrow_link(t, b, narrow_rec(t, b->first), c);
+		return;
+	}
+	/* offsets too big for a narrow record: the general way */
+	block_get(t, b, &w);
+	if (c->mask != 0xff || !link_all(t, &w, c->co)) {
+		/* the bytes' previous commits are usually one commit: look
+		 * it up once, not per byte */
+		for (m = c->mask; m; m &= ~(0x80u >> i)) {
+			i = (unsigned)__builtin_clz(m) - 24u;
+			if (!w.latest[i]) {
+				w.first[i] = c->co;
+			} else {
+				if (w.latest[i] != pco) {
+					pco = w.latest[i];
+					prev = crec_mut(t, pco);
+				}
+				if (prev)
+					prev->next[i] = c->co;
+			}
+			w.latest[i] = c->co;
+		}
+	}
+	if (!block_set(t, b, &w))
+		t->nomem = true;
+}
+
+/* The facts of block `pa8` for a load (into *v), NULL when no commit has
+ * touched it. */
+static const struct tso_bview *bview_get(struct msr_tso *t, uint64_t pa8,
+					 struct tso_bview *v)
+{
+	const struct tso_block *b = tso_block_find(&t->blocks, pa8, false);
+
+	if (!b)
+		return NULL;
+	v->r = NULL;
+	if (!(b->latest & TSO_BLK_MIXED)) {
+		v->latest = &b->latest;
+		v->first = &b->first;
+		v->m = 0;
+		return v;
+	}
+	if (b->first & TSO_BLK_WIDE) {
+		const struct tso_bytes *w = (const struct tso_bytes *)(const void *)
+			(t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz);
+
+		v->latest = w->latest;
+		v->first = w->first;
+		v->m = 7;
+		return v;
+	}
+	v->r = narrow_rec(t, b->first);
+	v->base = (b->latest & ~TSO_BLK_MIXED) - 1;
+	return v;
 }
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
@@ -455,40 +718,41 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
  * none has committed yet. Beyond the commit ring the newest store to the
  * byte stands in: an upper bound, so no false alarm can come of it. */
 static uint64_t next_store(const struct msr_tso *t,
-			   const struct tso_block *b, uint64_t co, uint64_t pa)
+			   const struct tso_bview *b, uint64_t co, uint64_t pa)
 {
 	const struct tso_crec *c;
 	unsigned i = pa & 7;
+	uint64_t l;
 
 	if (!co)
-		return b ? b->first[i] : 0;
+		return b ? tso_bv_first(b, i) : 0;
 	c = tso_crec_get(t, co);
 	if (c && c->pa8 == (pa & ~7ull))
 		return c->next[i];
-	if (!b || b->latest[i] <= co)
+	if (!b || (l = tso_bv_latest(b, i)) <= co)
 		return 0;
-	return b->latest[i];
+	return l;
 }
 
 /* co of the first commit to byte `pa` after position `d` (d commits seen);
  * 0 when none yet. Walks the per-byte chain a few steps, then falls back
  * to the newest commit to the byte (an upper bound: never a false alarm). */
 static uint64_t next_after(const struct msr_tso *t,
-			   const struct tso_block *b, uint64_t d, uint64_t pa)
+			   const struct tso_bview *b, uint64_t d, uint64_t pa)
 {
 	unsigned i = pa & 7, k;
-	uint64_t c;
+	uint64_t c, l;
 
-	if (!b || b->latest[i] <= d)
+	if (!b || (l = tso_bv_latest(b, i)) <= d)
 		return 0;
-	for (c = b->first[i], k = 0; c && c <= d && k < 64; k++) {
+	for (c = tso_bv_first(b, i), k = 0; c && c <= d && k < 64; k++) {
 		const struct tso_crec *r = tso_crec_get(t, c);
 
 		if (!r || r->pa8 != (pa & ~7ull))
-			return b->latest[i];
+			return l;
 		c = r->next[i];
 	}
-	return c && c > d ? c : b->latest[i];
+	return c && c > d ? c : l;
 }
 
 /* The proof op of own store entry `sseq` (zero when it did not execute). */
@@ -505,7 +769,7 @@ static void own_proof(struct tso_strand *s, uint64_t sseq,
 /* A byte written by DMA_ST / MEM_SLAM at a known place of the commit
  * order: the load sits after that place and before the next commit. */
 static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
-			const struct tso_block *bk, struct tso_load *l,
+			const struct tso_bview *bk, struct tso_load *l,
 			const struct msr_rf *rf, uint64_t yco, bool own,
 			uint64_t ysseq, struct tso_byte *out)
 {
@@ -530,7 +794,7 @@ static bool dma_resolve(struct msr_tso *t, struct tso_strand *s,
  * handles the usual commits and initial values a source at a time. */
 static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 struct tso_load *l, const struct msr_rf *rf,
-			 const struct tso_own *own, const struct tso_block *bk,
+			 const struct tso_own *own, const struct tso_bview *bk,
 			 uint64_t pa, struct tso_byte *out)
 {
 	unsigned i = pa & 7;
@@ -610,13 +874,14 @@ static const uint64_t no_next[8];
 static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 			struct tso_load *l, const struct msr_op_block *blk,
 			const struct msr_rf *rf, unsigned m,
-			const struct tso_own *own, const struct tso_block *bk)
+			const struct tso_own *own, const struct tso_bview *bk)
 {
 	bool commit = rf->kind == MSR_RF_COMMIT;
 	bool mine = commit && rf->strand == l->op->strand;
 	uint64_t c = commit ? rf->co : 0;
 	const uint64_t *nx = NULL; /* next store per byte, else the newest */
-	unsigned i;
+	unsigned nxm = 7, i; /* byte i's next store: nx[i & nxm] */
+	uint64_t firsts[8];
 
 	if (commit && c > t->n)
 		return; /* never committed (end of input) */
@@ -630,7 +895,7 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		return;
 	}
 	if (!c) {
-		nx = bk ? bk->first : no_next;
+		nx = bk ? tso_bv_firsts(bk, firsts, &nxm) : no_next;
 	} else {
 		const struct tso_crec *cr = tso_crec_get(t, c);
 
@@ -648,8 +913,8 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		out->val = blk->load[i];
 		out->dma = false;
 		out->src = c;
-		out->hi = nx ? nx[i]
-			     : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+		out->hi = nx ? nx[i & nxm]
+			     : bk && tso_bv_latest(bk, i) > c ? tso_bv_latest(bk, i) : 0;
 		if (own && own->sseq[i]) {
 			uint64_t ysseq = own->sseq[i], yco = own->co[i];
 
@@ -680,8 +945,8 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 		const struct msr_op_block *blk = &l->op->blk[b];
 		const struct tso_own *own =
 			tso_own_find(&s->own, blk->pa8, false);
-		const struct tso_block *bk = tso_block_find(&t->blocks, blk->pa8,
-						      false);
+		struct tso_bview bv;
+		const struct tso_bview *bk = bview_get(t, blk->pa8, &bv);
 
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
@@ -797,7 +1062,7 @@ static void self_wit(const struct msr_tso *t, struct tso_load *l,
 static bool bypass_sum(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op, const struct msr_op_block *blk,
 		       const struct msr_rf *rf, unsigned m,
-		       const struct tso_own *own, const struct tso_block *bk,
+		       const struct tso_own *own, const struct tso_bview *bk,
 		       uint64_t *hi1, unsigned *nb)
 {
 	const struct tso_srec *bs;
@@ -846,7 +1111,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 	for (b = b0; b < b0 + bn && b < op->nblocks; b++) {
 		const struct msr_op_block *blk = &op->blk[b];
 		const struct tso_own *own;
-		const struct tso_block *bk = NULL;
+		struct tso_bview bv;
+		const struct tso_bview *bk = NULL;
 		bool bk_ok = false; /* bk looked up: most sources never need it */
 
 		if (blk->pa8 & 7)
@@ -859,7 +1125,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			bool mine = commit && rf->strand == op->strand;
 			uint64_t c = commit ? rf->co : 0;
 			const uint64_t *nx = NULL;
-
+			unsigned nxm = 7; /* byte i's next store: nx[i & nxm] */
+			uint64_t firsts[8];
 			unsigned om; /* bytes to check against own stores */
 
 			if (!m)
@@ -867,7 +1134,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			if (rf->kind == MSR_RF_DMA)
 				return false;
 			if (!bk_ok && rf->kind == MSR_RF_BYPASS) {
-				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk = bview_get(t, blk->pa8, &bv);
 				bk_ok = true;
 			}
 			if (rf->kind == MSR_RF_BYPASS) {
@@ -893,11 +1160,13 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 					nx = cr->next;
 			}
 			if (!nx && !bk_ok) {
-				bk = tso_block_find(&t->blocks, blk->pa8, false);
+				bk = bview_get(t, blk->pa8, &bv);
 				bk_ok = true;
 			}
-			if (!c)
-				nx = bk ? bk->first : no_next;
+			if (!c) {
+				nx = bk ? tso_bv_firsts(bk, firsts, &nxm)
+					: no_next;
+			}
 			i = (unsigned)__builtin_clz(m) - 24u;
 			if (om) {
 				/* bytes of own stores: the youngest one itself
@@ -931,7 +1200,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 			}
 			if (m == 0xff && nx) { /* a whole block: no bit walk */
 				for (i = 0; i < 8; i++)
-					vhi1 = nx[i] - 1 < vhi1 ? nx[i] - 1 : vhi1;
+					vhi1 = nx[i & nxm] - 1 < vhi1
+						       ? nx[i & nxm] - 1 : vhi1;
 				nb += 8;
 				m = 0;
 			}
@@ -939,8 +1209,8 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				uint64_t h;
 
 				i = (unsigned)__builtin_clz(m) - 24u;
-				h = nx ? nx[i]
-				       : bk && bk->latest[i] > c ? bk->latest[i] : 0;
+				h = nx ? nx[i & nxm]
+				       : bk && tso_bv_latest(bk, i) > c ? tso_bv_latest(bk, i) : 0;
 				if (h - 1 < vhi1)
 					vhi1 = h - 1;
 				nb++;
