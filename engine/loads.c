@@ -252,7 +252,7 @@ static inline void fills_mark(struct msr_engine *e, const struct strand *s)
 		e->core_fills[t / e->tpc] &= ~bit;
 }
 
-/* Record an L2 miss's line as of now; `le` was just read from memory. */
+/* Record an L2 miss's line as of now. */
 static void ld_push_fill(struct msr_engine *e, struct strand *s,
 			 const struct ld_ent *le, uint64_t seq)
 {
@@ -273,17 +273,11 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
 	f->dead = false;
-	for (unsigned k = 0; k < e->line / 8; k++) {
-		if (line + 8 * k == (le->pa & ~7ULL)) {
-			/* the load's own block: just read into le */
-			memcpy(f->data + 8 * k, le->data, 8);
-			f->known[k] = le->known;
-			memcpy(f->src + 8 * k, le->src, sizeof(le->src));
-			continue;
-		}
-		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
-			     f->src + 8 * k);
-	}
+	/* the load's own block too: le holds it expanded, memory compact */
+	for (unsigned k = 0; k < e->line / 8; k++)
+		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
+						&f->known[k], f->src + 8 * k,
+						&f->zmask[k]);
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
@@ -409,7 +403,11 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			struct l1_piece *p = p0 + k;
 
 			memcpy(p->data, f->data + 8 * k, 8);
-			msr_l1_set_src(e, p, f->src + 8 * k);
+			if (f->per_byte[k])
+				msr_l1_set_src(e, p, f->src + 8 * k);
+			else
+				msr_l1_set_one(e, p, f->src + 8 * k,
+					       f->zmask[k]);
 			p->known = f->known[k];
 			p->fill_ts = ev->ts;
 		}
@@ -454,6 +452,7 @@ static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
 		}
 		memcpy(f->data + 8 * k, m->data, 8);
 		memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		f->per_byte[k] = true;
 		f->known[k] = m->known;
 	}
 }

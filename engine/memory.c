@@ -300,6 +300,25 @@ void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 	memcpy(msr_pool_at(&e->mixed, p->mixed - 1), src, 8 * sizeof(*src));
 }
 
+void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src *one, uint8_t zmask)
+{
+	static const struct msr_src zero;
+
+	if (p->mixed) {
+		msr_pool_free(&e->mixed, p->mixed - 1);
+		p->mixed = 0;
+	}
+	/* the form msr_l1_set_src gives the expanded sources */
+	if (zmask == 0xff || src_eq(one, &zero)) {
+		p->one = zero;
+		p->zmask = 0;
+		return;
+	}
+	p->one = *one;
+	p->zmask = zmask;
+}
+
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		       unsigned len)
 {
