@@ -139,6 +139,10 @@ struct mab_ent {
 	uint64_t sseq, co;
 	uint64_t event, offset;
 	uint8_t data[8];  /* commit: block image after the commit */
+	/* its sources: src[0..7] when per_byte, else src[0] with zmask
+	 * (struct blk) */
+	bool per_byte;
+	uint8_t zmask;
 	struct msr_src src[8];
 };
 
@@ -363,9 +367,11 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 	*zmask = b->zmask;
 	return false;
 }
-/* msr_mem_read, and the block's record (created; NULL when out of memory). */
+/* msr_mem_read_c (its result in *per_byte), and the block's record
+ * (created; NULL when out of memory). */
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-			  uint8_t *known, struct msr_src src[8]);
+			  uint8_t *known, struct msr_src src[8], bool *per_byte,
+			  uint8_t *zmask);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s);

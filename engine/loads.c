@@ -451,8 +451,12 @@ static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
 			continue;
 		}
 		memcpy(f->data + 8 * k, m->data, 8);
-		memcpy(f->src + 8 * k, m->src, sizeof(m->src));
-		f->per_byte[k] = true;
+		f->per_byte[k] = m->per_byte;
+		f->zmask[k] = m->zmask;
+		if (m->per_byte)
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		else
+			f->src[8 * k] = m->src[0];
 		f->known[k] = m->known;
 	}
 }

@@ -97,19 +97,26 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-			  uint8_t *known, struct msr_src src[8])
+			  uint8_t *known, struct msr_src src[8], bool *per_byte,
+			  uint8_t *zmask)
 {
 	struct page *p = msr_mem_page(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
 
 	if (!b) {
-		msr_mem_read(e, pa8, data, known, src);
+		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask);
 		return NULL;
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
-	msr_blk_src(e, b, src);
+	*per_byte = b->mixed != 0;
+	*zmask = b->zmask;
+	if (b->mixed)
+		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
+		       8 * sizeof(*src));
+	else
+		src[0] = b->one;
 	return b;
 }
 
