@@ -386,6 +386,9 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 /* Set the piece's per-byte sources. */
 void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		    const struct msr_src src[8]);
+/* The same for a mixed block's sources, kept per byte without a test. */
+void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+		      const struct msr_src src[8]);
 /* The same from the compact form (msr_mem_read_c). */
 void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
 		    const struct msr_src *one, uint8_t zmask);

@@ -404,7 +404,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 			memcpy(p->data, f->data + 8 * k, 8);
 			if (f->per_byte[k])
-				msr_l1_set_src(e, p, f->src + 8 * k);
+				msr_l1_set_mixed(e, p, f->src + 8 * k);
 			else
 				msr_l1_set_one(e, p, f->src + 8 * k,
 					       f->zmask[k]);

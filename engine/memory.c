@@ -293,6 +293,12 @@ void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		p->zmask = one == &zero ? 0 : zmask;
 		return;
 	}
+	msr_l1_set_mixed(e, p, src);
+}
+
+void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+		      const struct msr_src src[8])
+{
 	if (!p->mixed) {
 		uint32_t idx = msr_pool_alloc_raw(&e->mixed);
 

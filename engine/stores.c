@@ -408,7 +408,7 @@ static void st_update_l1(struct msr_engine *e, unsigned core,
 	if (p) {
 		memcpy(p->data, m->data, 8);
 		if (m->per_byte)
-			msr_l1_set_src(e, p, m->src);
+			msr_l1_set_mixed(e, p, m->src);
 		else
 			msr_l1_set_one(e, p, m->src, m->zmask);
 		p->known = m->known;

@@ -125,7 +125,7 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 			msr_mem_image(t->e, 0x4000 + 8 * b, data, &known, src,
 				      &per_byte, &zmask);
 		if (per_byte)
-			msr_l1_set_src(t->e, p, src);
+			msr_l1_set_mixed(t->e, p, src);
 		else
 			msr_l1_set_one(t->e, p, src, zmask);
 		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
