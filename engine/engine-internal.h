@@ -67,6 +67,10 @@ struct ld_ent {
 	/* not cleared at issue (written before read): keep these last */
 	uint8_t bypass_data[8];
 	uint8_t data[8];
+	/* its sources: src[0..7] when src_pb, else src[0] with src_zm as in
+	 * struct blk (msr_ld_src gives one byte's) */
+	bool src_pb;
+	uint8_t src_zm;
 	struct msr_src src[8];
 };
 
@@ -367,6 +371,17 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 	*zmask = b->zmask;
 	return false;
 }
+/* The source of byte i of a load entry's block. */
+static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,
+					       unsigned i)
+{
+	static const struct msr_src zero;
+
+	if (le->src_pb)
+		return &le->src[i];
+	return (le->src_zm & (0x80u >> i)) ? &zero : &le->src[0];
+}
+
 /* msr_mem_read_c (its result in *per_byte), and the block's record
  * (created; NULL when out of memory). */
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],

@@ -217,7 +217,13 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	struct msr_src ms[8];
 
 	memcpy(le->data, p->data, 8);
-	msr_src_get(e, &p->one, p->zmask, p->mixed, le->src);
+	le->src_pb = p->mixed != 0;
+	le->src_zm = p->zmask;
+	if (p->mixed)
+		memcpy(le->src, msr_pool_at(&e->mixed, p->mixed - 1),
+		       sizeof(le->src));
+	else
+		le->src[0] = p->one;
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)
@@ -295,12 +301,12 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 	if (dsrc == MSR_DSRC_STB) {
 		if (le->bypass_sseq) {
 			memcpy(le->data, le->bypass_data, 8);
-			for (unsigned i = 0; i < 8; i++) {
-				le->src[i].kind = MSR_RF_BYPASS;
-				le->src[i].strand = (uint8_t)t;
-				le->src[i].sseq = le->bypass_sseq;
-				le->src[i].co = 0;
-			}
+			le->src_pb = false;
+			le->src_zm = 0;
+			le->src[0].kind = MSR_RF_BYPASS;
+			le->src[0].strand = (uint8_t)t;
+			le->src[0].sseq = le->bypass_sseq;
+			le->src[0].co = 0;
 			le->known = 0xff;
 			return;
 		}
@@ -327,7 +333,8 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 			       "strand %u (core %u) hit its L1 for 0x%llx at cycle %u, but core %u does not hold that line (never filled, or invalidated/evicted since)",
 			       t, core, (unsigned long long)le->pa, ev->ts, core);
 	}
-	msr_mem_read(e, pa8, le->data, &le->known, le->src);
+	le->src_pb = msr_mem_read_c(e, pa8, le->data, &le->known, le->src,
+				    &le->src_zm);
 	if (dsrc == MSR_DSRC_L2 && !(le->flags & LDF_IO) &&
 	    (le->itype == MSR_IT_LOAD || le->itype == MSR_IT_DOUBLE_LOAD ||
 	     (le->itype == MSR_IT_QUAD_LOAD && seq == le->group)))
