@@ -67,6 +67,10 @@ struct ld_ent {
 	/* not cleared at issue (written before read): keep these last */
 	uint8_t bypass_data[8];
 	uint8_t data[8];
+	/* its sources: src[0..7] when src_pb, else src[0] with src_zm as in
+	 * struct blk (msr_ld_src gives one byte's) */
+	bool src_pb;
+	uint8_t src_zm;
 	struct msr_src src[8];
 };
 
@@ -99,6 +103,10 @@ struct fill_rec {
 	uint64_t mpos;  /* MAB tail at its LD_DATA: older commits are in data */
 	bool dead;      /* invalidated by a newer commit/evict before the fill */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
+	/* block k's sources: src[8k..8k+7] when per_byte[k], else src[8k]
+	 * with zmask[k] (struct blk), so the fill needs no uniformity test */
+	bool per_byte[MSR_L1_LINE_MAX / 8];
+	uint8_t zmask[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
 };
@@ -135,6 +143,10 @@ struct mab_ent {
 	uint64_t sseq, co;
 	uint64_t event, offset;
 	uint8_t data[8];  /* commit: block image after the commit */
+	/* its sources: src[0..7] when per_byte, else src[0] with zmask
+	 * (struct blk) */
+	bool per_byte;
+	uint8_t zmask;
 	struct msr_src src[8];
 };
 
@@ -326,9 +338,55 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 	else
 		memset(src, 0, 8 * sizeof(*src));
 }
-/* msr_mem_read, and the block's record (created; NULL when out of memory). */
+/* msr_mem_read keeping the sources compact: returns false with src[0] and
+ * *zmask as in struct blk, or true with all 8 in src (a mixed block). */
+static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
+				  uint8_t data[8], uint8_t *known,
+				  struct msr_src src[8], uint8_t *zmask)
+{
+	struct page *p = msr_mem_page(e, pa8, false);
+	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	const struct blk *b;
+
+	*zmask = 0;
+	if (!p) {
+		memset(data, 0, 8);
+		*known = 0;
+		memset(src, 0, sizeof(*src));
+		return false;
+	}
+	memcpy(data, p->data + off, 8);
+	*known = p->known[off / 8];
+	if (!p->blk[off / 8]) {
+		memset(src, 0, sizeof(*src));
+		return false;
+	}
+	b = msr_pool_at(&e->blks, p->blk[off / 8] - 1);
+	if (b->mixed) {
+		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
+		       8 * sizeof(*src));
+		return true;
+	}
+	src[0] = b->one;
+	*zmask = b->zmask;
+	return false;
+}
+/* The source of byte i of a load entry's block. */
+static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,
+					       unsigned i)
+{
+	static const struct msr_src zero;
+
+	if (le->src_pb)
+		return &le->src[i];
+	return (le->src_zm & (0x80u >> i)) ? &zero : &le->src[0];
+}
+
+/* msr_mem_read_c (its result in *per_byte), and the block's record
+ * (created; NULL when out of memory). */
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-			  uint8_t *known, struct msr_src src[8]);
+			  uint8_t *known, struct msr_src src[8], bool *per_byte,
+			  uint8_t *zmask);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s);
@@ -343,6 +401,12 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 /* Set the piece's per-byte sources. */
 void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		    const struct msr_src src[8]);
+/* The same for a mixed block's sources, kept per byte without a test. */
+void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+		      const struct msr_src src[8]);
+/* The same from the compact form (msr_mem_read_c). */
+void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src *one, uint8_t zmask);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		       unsigned len);
 struct chist *msr_hist_get(struct msr_engine *e, uint64_t co);

@@ -217,7 +217,13 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	struct msr_src ms[8];
 
 	memcpy(le->data, p->data, 8);
-	msr_src_get(e, &p->one, p->zmask, p->mixed, le->src);
+	le->src_pb = p->mixed != 0;
+	le->src_zm = p->zmask;
+	if (p->mixed)
+		memcpy(le->src, msr_pool_at(&e->mixed, p->mixed - 1),
+		       sizeof(le->src));
+	else
+		le->src[0] = p->one;
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)
@@ -252,7 +258,7 @@ static inline void fills_mark(struct msr_engine *e, const struct strand *s)
 		e->core_fills[t / e->tpc] &= ~bit;
 }
 
-/* Record an L2 miss's line as of now; `le` was just read from memory. */
+/* Record an L2 miss's line as of now. */
 static void ld_push_fill(struct msr_engine *e, struct strand *s,
 			 const struct ld_ent *le, uint64_t seq)
 {
@@ -273,17 +279,11 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	f->lseq = seq;
 	f->mpos = e->mab.tail;
 	f->dead = false;
-	for (unsigned k = 0; k < e->line / 8; k++) {
-		if (line + 8 * k == (le->pa & ~7ULL)) {
-			/* the load's own block: just read into le */
-			memcpy(f->data + 8 * k, le->data, 8);
-			f->known[k] = le->known;
-			memcpy(f->src + 8 * k, le->src, sizeof(le->src));
-			continue;
-		}
-		msr_mem_read(e, line + 8 * k, f->data + 8 * k, &f->known[k],
-			     f->src + 8 * k);
-	}
+	/* the load's own block too: le holds it expanded, memory compact */
+	for (unsigned k = 0; k < e->line / 8; k++)
+		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
+						&f->known[k], f->src + 8 * k,
+						&f->zmask[k]);
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
@@ -301,12 +301,12 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 	if (dsrc == MSR_DSRC_STB) {
 		if (le->bypass_sseq) {
 			memcpy(le->data, le->bypass_data, 8);
-			for (unsigned i = 0; i < 8; i++) {
-				le->src[i].kind = MSR_RF_BYPASS;
-				le->src[i].strand = (uint8_t)t;
-				le->src[i].sseq = le->bypass_sseq;
-				le->src[i].co = 0;
-			}
+			le->src_pb = false;
+			le->src_zm = 0;
+			le->src[0].kind = MSR_RF_BYPASS;
+			le->src[0].strand = (uint8_t)t;
+			le->src[0].sseq = le->bypass_sseq;
+			le->src[0].co = 0;
 			le->known = 0xff;
 			return;
 		}
@@ -333,7 +333,8 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 			       "strand %u (core %u) hit its L1 for 0x%llx at cycle %u, but core %u does not hold that line (never filled, or invalidated/evicted since)",
 			       t, core, (unsigned long long)le->pa, ev->ts, core);
 	}
-	msr_mem_read(e, pa8, le->data, &le->known, le->src);
+	le->src_pb = msr_mem_read_c(e, pa8, le->data, &le->known, le->src,
+				    &le->src_zm);
 	if (dsrc == MSR_DSRC_L2 && !(le->flags & LDF_IO) &&
 	    (le->itype == MSR_IT_LOAD || le->itype == MSR_IT_DOUBLE_LOAD ||
 	     (le->itype == MSR_IT_QUAD_LOAD && seq == le->group)))
@@ -409,7 +410,11 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			struct l1_piece *p = p0 + k;
 
 			memcpy(p->data, f->data + 8 * k, 8);
-			msr_l1_set_src(e, p, f->src + 8 * k);
+			if (f->per_byte[k])
+				msr_l1_set_mixed(e, p, f->src + 8 * k);
+			else
+				msr_l1_set_one(e, p, f->src + 8 * k,
+					       f->zmask[k]);
 			p->known = f->known[k];
 			p->fill_ts = ev->ts;
 		}
@@ -453,7 +458,12 @@ static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
 			continue;
 		}
 		memcpy(f->data + 8 * k, m->data, 8);
-		memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		f->per_byte[k] = m->per_byte;
+		f->zmask[k] = m->zmask;
+		if (m->per_byte)
+			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
+		else
+			f->src[8 * k] = m->src[0];
 		f->known[k] = m->known;
 	}
 }

@@ -97,19 +97,26 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
-			  uint8_t *known, struct msr_src src[8])
+			  uint8_t *known, struct msr_src src[8], bool *per_byte,
+			  uint8_t *zmask)
 {
 	struct page *p = msr_mem_page(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
 	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
 
 	if (!b) {
-		msr_mem_read(e, pa8, data, known, src);
+		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask);
 		return NULL;
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
-	msr_blk_src(e, b, src);
+	*per_byte = b->mixed != 0;
+	*zmask = b->zmask;
+	if (b->mixed)
+		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
+		       8 * sizeof(*src));
+	else
+		src[0] = b->one;
 	return b;
 }
 
@@ -286,6 +293,12 @@ void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		p->zmask = one == &zero ? 0 : zmask;
 		return;
 	}
+	msr_l1_set_mixed(e, p, src);
+}
+
+void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+		      const struct msr_src src[8])
+{
 	if (!p->mixed) {
 		uint32_t idx = msr_pool_alloc_raw(&e->mixed);
 
@@ -298,6 +311,25 @@ void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
 		p->mixed = idx + 1;
 	}
 	memcpy(msr_pool_at(&e->mixed, p->mixed - 1), src, 8 * sizeof(*src));
+}
+
+void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
+		    const struct msr_src *one, uint8_t zmask)
+{
+	static const struct msr_src zero;
+
+	if (p->mixed) {
+		msr_pool_free(&e->mixed, p->mixed - 1);
+		p->mixed = 0;
+	}
+	/* the form msr_l1_set_src gives the expanded sources */
+	if (zmask == 0xff || src_eq(one, &zero)) {
+		p->one = zero;
+		p->zmask = 0;
+		return;
+	}
+	p->one = *one;
+	p->zmask = zmask;
 }
 
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,

@@ -131,6 +131,35 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 	b->nrf = (uint8_t)n;
 }
 
+/* fill_rf from a load entry's sources: one run without expanding them
+ * when no accessed byte has the zero mask's source. */
+static void ld_fill_rf(struct msr_op_block *b, const struct ld_ent *x)
+{
+	struct msr_src src[8];
+
+	if (x->src_pb) {
+		fill_rf(b, x->src);
+		return;
+	}
+	if (b->mask && !(b->mask & x->src_zm)) {
+		const struct msr_src *s = &x->src[0];
+		struct msr_rf *f = &b->rf[0];
+
+		f->kind = s->kind;
+		f->mask = b->mask;
+		f->strand = s->kind == MSR_RF_COMMIT || s->kind == MSR_RF_BYPASS
+				    ? s->strand : 0;
+		f->placed = 0;
+		f->sseq = s->sseq;
+		f->co = s->co;
+		b->nrf = 1;
+		return;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		src[i] = *msr_ld_src(x, i);
+	fill_rf(b, src);
+}
+
 static bool has_unexecuted_store(struct strand *s)
 {
 	for (uint64_t q = s->st_exec_cur; q < s->st.tail; q++) {
@@ -323,7 +352,7 @@ static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
 	v.source = !f->ready ? "memory"
 		   : le->dsrc == MSR_DSRC_STB ? "STB"
 		   : le->dsrc == MSR_DSRC_L1 ? "L1" : "L2";
-	msr_eng_store_ref(e, &le->src[bi], &v.expected_from);
+	msr_eng_store_ref(e, msr_ld_src(le, bi), &v.expected_from);
 	/* the block's bytes of this load, as observed */
 	for (unsigned i = 0; i < f->acc; i++) {
 		unsigned p = f->off + i;
@@ -356,7 +385,7 @@ static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
 	}
 	msr_hex(exp, sizeof(exp), f->val, f->acc > 16 ? 16 : f->acc);
 	msr_hex(obsw, sizeof(obsw), st->ld, f->acc > 16 ? 16 : f->acc);
-	src_words(e, &le->src[bi], src, sizeof(src));
+	src_words(e, msr_ld_src(le, bi), src, sizeof(src));
 	if (!f->ready)
 		snprintf(where, sizeof(where), "memory (its data had not arrived)");
 	else if (le->dsrc == MSR_DSRC_L1)
@@ -436,7 +465,9 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 		if (!(x->flags & LDF_DATA)) {
 			/* repair: read memory now; a late LD_DATA still binds */
 			f->ready = false;
-			msr_mem_read(e, x->pa & ~7ULL, x->data, &x->known, x->src);
+			x->src_pb = msr_mem_read_c(e, x->pa & ~7ULL, x->data,
+						   &x->known, x->src,
+						   &x->src_zm);
 			x->dsrc = 0;
 		}
 	}
@@ -539,7 +570,7 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 		b->mask = x->mask;
 		memcpy(b->load, x->data, 8);
 		b->data_event = x->data_event;
-		fill_rf(b, x->src);
+		ld_fill_rf(b, x);
 	}
 	msr_eng_ld_retire(e, &e->strands[t]);
 }

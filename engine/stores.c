@@ -320,7 +320,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->mask = st_apply(e, ev, se, &src, &zeroed);
 	m->rmo = (se->flags & STF_RMO) != 0;
 	m->atomic = se->itype == MSR_IT_ATOMIC;
-	/* every field is set here (data, known, src by msr_mem_image) */
+	/* every field is set here (data, known, sources by msr_mem_image) */
 	m->await = m->invvec = ev->invvec & ((1u << (e->cfg.cores - 1)) * 2 - 1);
 	m->ts = ev->ts;
 	m->pa = pa8;
@@ -328,7 +328,8 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	b = msr_mem_image(e, pa8, m->data, &m->known, m->src);
+	b = msr_mem_image(e, pa8, m->data, &m->known, m->src, &m->per_byte,
+			  &m->zmask);
 	st_record(e, m, se, zeroed, b);
 	if (m->await) {
 		pcommit_trim(e, s);
@@ -406,7 +407,10 @@ static void st_update_l1(struct msr_engine *e, unsigned core,
 
 	if (p) {
 		memcpy(p->data, m->data, 8);
-		msr_l1_set_src(e, p, m->src);
+		if (m->per_byte)
+			msr_l1_set_mixed(e, p, m->src);
+		else
+			msr_l1_set_one(e, p, m->src, m->zmask);
 		p->known = m->known;
 		p->fill_ts = ev->ts;
 	}

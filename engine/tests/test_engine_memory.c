@@ -1,7 +1,8 @@
 /*
  * test_engine_memory.c - the compact byte sources of memory blocks and L1
  * pieces (one source, zero-source bytes, or a per-byte record) read back
- * exactly what a per-byte reference holds.
+ * exactly what a per-byte reference holds, also through the compact reads
+ * that fills and commits carry.
  */
 #include "engine-test.h"
 #include "engine-internal.h"
@@ -87,5 +88,49 @@ Test(memory, l1_piece_sources_match_a_reference)
 		expect_src(got, src);
 	}
 	msr_l1_drop_range(t->e, 0, 0x8000, 8);
+	t_free(t);
+}
+
+/* The compact reads a fill or commit carries (msr_mem_read_c,
+ * msr_mem_image) set an L1 piece to the same per-byte sources. */
+Test(memory, compact_reads_set_pieces_like_a_reference)
+{
+	struct tctx *t = t_new(true);
+	struct msr_src ref[4][8];
+	uint64_t r = 1181783497276652981ULL;
+	static const uint8_t d[8];
+	struct l1_piece *p = msr_l1_get(t->e, 0, 0x4000, true);
+
+	cr_assert(p);
+	memset(ref, 0, sizeof(ref));
+	for (unsigned n = 0; n < 20000; n++) {
+		unsigned b = (unsigned)(rnd(&r) % 4);
+		uint8_t mask = (uint8_t)rnd(&r), data[8], known, zmask;
+		struct msr_src s = pick(&r), src[8], got[8];
+		bool per_byte;
+
+		if (rnd(&r) % 4 == 0)
+			mask = 0xff;
+		if (s.kind == MSR_RF_INIT && !msr_mem_blk(t->e, 0x4000 + 8 * b,
+							   false))
+			continue;
+		msr_mem_write(t->e, 0x4000 + 8 * b, d, mask, &s);
+		for (unsigned i = 0; i < 8; i++)
+			if (mask & (0x80u >> i))
+				ref[b][i] = s;
+		if (n % 2)
+			per_byte = msr_mem_read_c(t->e, 0x4000 + 8 * b, data,
+						  &known, src, &zmask);
+		else
+			msr_mem_image(t->e, 0x4000 + 8 * b, data, &known, src,
+				      &per_byte, &zmask);
+		if (per_byte)
+			msr_l1_set_mixed(t->e, p, src);
+		else
+			msr_l1_set_one(t->e, p, src, zmask);
+		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
+		expect_src(got, ref[b]);
+	}
+	msr_l1_drop_range(t->e, 0, 0x4000, 8);
 	t_free(t);
 }
