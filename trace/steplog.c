@@ -10,8 +10,7 @@
  * an MSR_E_FORMAT error naming file:line:column. It never uses sscanf, never
  * reads the whole log into memory and never interprets memory semantics.
  */
-#include "source-internal.h"
-#include "trace.h"
+#include "steplog-internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -918,36 +917,50 @@ static int queue_push(struct msr_steplog *log, const struct msr_step *s,
 /* Public API                                                                */
 /* ------------------------------------------------------------------------ */
 
-int msr_steplog_open(const char *path, unsigned strands, size_t max_lookahead,
-		     struct msr_steplog **out, struct msr_error *err)
+int msr_steplog_open_source(struct msr_source *src, const char *path,
+			    unsigned strands, size_t max_lookahead,
+			    struct msr_steplog **out, struct msr_error *err)
 {
 	struct msr_steplog *log;
-	int rc;
 
 	*out = NULL;
-	if (strands == 0 || strands > 256)
+	if (strands == 0 || strands > 256) {
+		msr_source_close(src);
 		return msr_error_set(err, MSR_E_USAGE, "steplog", path,
 				     "strands=%u out of range 1..256", strands);
+	}
 	log = calloc(1, sizeof(*log));
-	if (!log)
-		return msr_error_set(err, MSR_E_NOMEM, "steplog", path,
-				     "out of memory");
-	log->q = calloc(strands, sizeof(*log->q));
-	if (!log->q) {
+	if (log)
+		log->q = calloc(strands, sizeof(*log->q));
+	if (!log || !log->q) {
 		free(log);
+		msr_source_close(src);
 		return msr_error_set(err, MSR_E_NOMEM, "steplog", path,
 				     "out of memory");
 	}
 	snprintf(log->path, sizeof(log->path), "%s", path);
 	log->strands = strands;
 	log->max_lookahead = max_lookahead ? max_lookahead : STEPLOG_DEFAULT_LOOKAHEAD;
-	rc = msr_source_open(path, &log->src, err);
-	if (rc) {
-		msr_steplog_close(log);
-		return rc;
-	}
+	log->src = src;
 	*out = log;
 	return MSR_OK;
+}
+
+int msr_steplog_open(const char *path, unsigned strands, size_t max_lookahead,
+		     struct msr_steplog **out, struct msr_error *err)
+{
+	struct msr_source *src;
+	int rc;
+
+	*out = NULL;
+	if (strands == 0 || strands > 256)
+		return msr_error_set(err, MSR_E_USAGE, "steplog", path,
+				     "strands=%u out of range 1..256", strands);
+	rc = msr_source_open(path, &src, err);
+	if (rc)
+		return rc;
+	return msr_steplog_open_source(src, path, strands, max_lookahead, out,
+				       err);
 }
 
 int msr_steplog_next(struct msr_steplog *log, unsigned tnum,
