@@ -17,19 +17,33 @@
 #define COLD __attribute__((cold, noinline))
 #define HOT_INLINE __attribute__((always_inline)) inline
 
+/* Big-endian fields as word loads (memcpy: no alignment assumed). */
 static inline uint32_t be32(const uint8_t *p)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+	uint32_t v;
 
-static inline uint64_t be40(const uint8_t *p)
-{
-	return (uint64_t)p[0] << 32 | be32(p + 1);
+	memcpy(&v, p, 4);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
 }
 
 static inline uint64_t be64(const uint8_t *p)
 {
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* 40-bit field reading exactly its 5 bytes (it may end the buffer). */
+static inline uint64_t be40(const uint8_t *p)
+{
+	return (uint64_t)p[0] << 32 | be32(p + 1);
 }
 
 static inline uint64_t le64(const uint8_t *p)
@@ -506,32 +520,10 @@ __attribute__((noinline)) static int decode_next(struct msr_trace_reader *r, str
 	return rc;
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
-static inline uint32_t load_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
 /* 40-bit big-endian field at p, read as one word (p[0..7] readable). */
-static inline uint64_t load_be40(const uint8_t *p)
+static inline uint64_t be40_word(const uint8_t *p)
 {
-	return load_be64(p) >> 24;
+	return be64(p) >> 24;
 }
 
 /* Longest message of the fast path, reads included (ST_ISSUE). */
@@ -559,11 +551,11 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			return decode_next(r, ev, err);
 		clear(ev);
 		ev->tnum = p[1];
-		ev->pa = load_be40(p + 2);
-		ev->data = load_be64(p + 7);
+		ev->pa = be40_word(p + 2);
+		ev->data = be64(p + 7);
 		ev->bmask = p[15];
 		ev->itype = p[16];
-		ev->ts = load_be32(p + 17);
+		ev->ts = be32(p + 17);
 		len = 21;
 		break;
 	case MSR_ST_COMMIT:
@@ -571,11 +563,11 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			return decode_next(r, ev, err);
 		clear(ev);
 		ev->tnum = p[1];
-		ev->pa = load_be40(p + 2);
+		ev->pa = be40_word(p + 2);
 		ev->bmask = p[7];
-		ev->invvec = load_be32(p + 8);
+		ev->invvec = be32(p + 8);
 		ev->l2hit = p[12];
-		ev->ts = load_be32(p + 13);
+		ev->ts = be32(p + 13);
 		len = 17;
 		break;
 	case MSR_ST_INV:
@@ -584,8 +576,8 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		clear(ev);
 		ev->cid = p[1];
 		ev->tnum = p[2];
-		ev->pa = load_be40(p + 3);
-		ev->ts = load_be32(p + 8);
+		ev->pa = be40_word(p + 3);
+		ev->ts = be32(p + 8);
 		len = 12;
 		break;
 	case MSR_ST_UPDATE:
@@ -594,8 +586,8 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			return decode_next(r, ev, err);
 		clear(ev);
 		ev->tnum = p[1];
-		ev->pa = load_be40(p + 2);
-		ev->ts = load_be32(p + 7);
+		ev->pa = be40_word(p + 2);
+		ev->ts = be32(p + 7);
 		len = 11;
 		break;
 	case MSR_ST_ACK:
@@ -604,7 +596,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		clear(ev);
 		ev->tnum = p[1];
 		ev->rmo = p[2];
-		ev->ts = load_be32(p + 3);
+		ev->ts = be32(p + 3);
 		len = 7;
 		break;
 	case MSR_LD_ISSUE:
@@ -612,10 +604,10 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			return decode_next(r, ev, err);
 		clear(ev);
 		ev->tnum = p[1];
-		ev->pa = load_be40(p + 2);
+		ev->pa = be40_word(p + 2);
 		ev->size = p[7];
 		ev->itype = p[8];
-		ev->ts = load_be32(p + 9);
+		ev->ts = be32(p + 9);
 		len = 13;
 		break;
 	case MSR_LD_DATA:
@@ -623,9 +615,9 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 			return decode_next(r, ev, err);
 		clear(ev);
 		ev->tnum = p[1];
-		ev->pa = load_be40(p + 2);
+		ev->pa = be40_word(p + 2);
 		ev->dsrc = p[7];
-		ev->ts = load_be32(p + 8);
+		ev->ts = be32(p + 8);
 		len = 12;
 		break;
 	case MSR_SSTEP:
