@@ -12,6 +12,7 @@
 #ifndef MSR_FUZZ_COMMON_H
 #define MSR_FUZZ_COMMON_H
 
+#include "fuzz-check.h"
 #include "reader-internal.h"
 
 #include <stdio.h>
@@ -26,15 +27,6 @@ struct fuzz_run {
 	bool ambiguous_in_delta; /* hex: 0x43/0x47 message while a delta is open */
 	bool compressed;
 };
-
-#define FUZZ_CHECK(c)                                                          \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", #c, \
-				__FILE__, __LINE__);                           \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static int fuzz_cmp(const struct msr_event *a, const struct msr_event *b)
 {
@@ -117,24 +109,6 @@ static void fuzz_reencode(const uint8_t *data, const struct fuzz_run *run,
 		FUZZ_CHECK(fuzz_cmp(&again.evs[i], &run->evs[i]) == 0);
 	free(again.evs);
 	free(out);
-}
-
-/*
- * A zstd frame may declare a window of up to 2 GiB (accepted on purpose:
- * zstd --long=31), which libzstd then allocates. Such inputs are legal but
- * only exercise the allocator: skip them so the fuzzer's memory limit
- * reports real leaks and blow-ups.
- */
-static bool fuzz_huge_window(const uint8_t *d, size_t n)
-{
-	unsigned fhd;
-
-	if (n < 6 || d[0] != 0x28 || d[1] != 0xB5 || d[2] != 0x2F || d[3] != 0xFD)
-		return false;
-	fhd = d[4];
-	if (fhd & 0x20) /* single segment: window = content size, 4 or 8 byte field */
-		return (fhd >> 6) >= 2;
-	return 10 + (d[5] >> 3) > 27;
 }
 
 static int fuzz_one(const uint8_t *data, size_t size, enum msr_trace_format fmt)

@@ -8,10 +8,9 @@
  * must give the same steps, the same final status and the same error text
  * (zstd input: both fail or both succeed, steps agree as far as both got).
  */
+#include "fuzz-check.h"
 #include "steplog-internal.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define FUZZ_STRANDS 64
@@ -22,16 +21,8 @@ struct fuzz_steps {
 	size_t n;
 	int rc;
 	char msg[1024];
+	bool compressed; /* the source found a zstd (or skippable) frame */
 };
-
-#define FUZZ_CHECK(c)                                                          \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", #c, \
-				__FILE__, __LINE__);                           \
-			abort();                                               \
-		}                                                              \
-	} while (0)
 
 static void fuzz_read(const uint8_t *data, size_t size, size_t block,
 		      struct fuzz_steps *run)
@@ -45,9 +36,11 @@ static void fuzz_read(const uint8_t *data, size_t size, size_t block,
 	run->steps = calloc(FUZZ_STEPS_MAX, sizeof(*run->steps));
 	FUZZ_CHECK(run->steps);
 	run->rc = msr_source_open_mem(data, size, "fuzz.log", block, &src, &err);
-	if (!run->rc)
+	if (!run->rc) {
+		run->compressed = msr_source_compressed(src);
 		run->rc = msr_steplog_open_source(src, "fuzz.log", FUZZ_STRANDS, 64,
 						  &log, &err);
+	}
 	if (run->rc) {
 		msr_error_format(&err, run->msg, sizeof(run->msg));
 		return;
@@ -81,27 +74,18 @@ static bool step_same(const struct msr_step *a, const struct msr_step *b)
 	       !memcmp(a->st, b->st, a->st_len);
 }
 
-/* A zstd frame or a skippable frame (the source decompresses both). */
-static bool is_zstd(const uint8_t *p, size_t n)
-{
-	uint32_t m;
-
-	if (n < 4)
-		return false;
-	m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-	return m == 0xFD2FB528u || (m & 0xFFFFFFF0u) == 0x184D2A50u;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_steps whole, split;
 
+	if (fuzz_huge_window(data, size))
+		return 0;
 	fuzz_read(data, size, 0, &whole);
 	fuzz_read(data, size, 7, &split);
-	if (is_zstd(data, size)) {
+	FUZZ_CHECK(whole.compressed == split.compressed);
+	if (whole.compressed) {
 		/* libzstd words corrupt data differently depending on how the
 		 * frame is fed, and may notice it a block later */
 		FUZZ_CHECK(!whole.rc == !split.rc);
