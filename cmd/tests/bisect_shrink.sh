@@ -6,25 +6,9 @@
 # re-check), never hold more events than the plain slice, and be a fixpoint:
 # shrinking its own output again removes nothing. The shrunk stale-l1 case
 # has under 40 events.
-set -u
-MSR="$MSR_BUILD_ROOT/cmd/msync-replay"
+. "$(dirname "$0")/trace-lib.sh"
 GEN="$MSR_BUILD_ROOT/testdata/gen/msync-gen"
-WORK=$(mktemp -d /tmp/msr-shrink.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-ntest=0
-nfail=0
-
-ok() { # condition-status description
-	ntest=$((ntest + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $ntest - $2"
-	else
-		echo "not ok $ntest - $2"
-		nfail=$((nfail + 1))
-		[ -f err.txt ] && head -5 err.txt | sed 's/^/# /'
-	fi
-}
+SHOW_ON_FAIL=err.txt
 
 events_of() { # TRACE: number of events
 	"$MSR" dump "$1" | grep -vc '^#'
@@ -101,5 +85,4 @@ ok $? "sb_membar_bad: shrunk to 12 events and 4 step lines, event map of 12"
 [ $? -eq 2 ]
 ok $? "--shrink-time 0 is a usage error"
 
-echo "1..$ntest"
-[ "$nfail" -eq 0 ]
+finish

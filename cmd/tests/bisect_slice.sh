@@ -5,25 +5,9 @@
 # strand (check run again here, independently of slice's own re-check) and
 # hold at most 1% of the original events (or 2000, whichever is larger).
 # Also: --fingerprint, --report, README/image contents, and usage errors.
-set -u
-MSR="$MSR_BUILD_ROOT/cmd/msync-replay"
+. "$(dirname "$0")/trace-lib.sh"
 GEN="$MSR_BUILD_ROOT/testdata/gen/msync-gen"
-WORK=$(mktemp -d /tmp/msr-slice.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-ntest=0
-nfail=0
-
-ok() { # condition-status description
-	ntest=$((ntest + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $ntest - $2"
-	else
-		echo "not ok $ntest - $2"
-		nfail=$((nfail + 1))
-		[ -f err.txt ] && head -5 err.txt | sed 's/^/# /'
-	fi
-}
+SHOW_ON_FAIL=err.txt
 
 # yaml_field FILE KEY: first "  KEY: value" of the first violation
 yaml_field() {
@@ -147,5 +131,4 @@ ok $? "TRACE from standard input is refused (it is read several times)"
 "$MSR" slice --help | grep -q '^usage: msync-replay slice'
 ok $? "--help prints the usage"
 
-echo "1..$ntest"
-[ "$nfail" -eq 0 ]
+finish

@@ -3,25 +3,10 @@
 # the fixtures of testdata/bisect: exit codes, the strand and event named at
 # the first difference, untouched strands reported equal, --ts, --format yaml,
 # the --window limit, and a binary/zstd input compared with its text form.
-set -u
-MSR="$MSR_BUILD_ROOT/cmd/msync-replay"
+. "$(dirname "$0")/trace-lib.sh"
 DATA="$MSR_SOURCE_ROOT/testdata/bisect"
-WORK=$(mktemp -d /tmp/msr-tracediff.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK" || exit 1
-ntest=0
-nfail=0
-
-ok() { # condition-status description
-	ntest=$((ntest + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $ntest - $2"
-	else
-		echo "not ok $ntest - $2"
-		nfail=$((nfail + 1))
-		[ -f out.txt ] && head -20 out.txt | sed 's/^/# /'
-	fi
-}
+SHOW_ON_FAIL=out.txt
+SHOW_LINES=20
 
 td() { # expected-rc args...: run tracediff into out.txt, check the exit code
 	local want=$1 rc
@@ -94,5 +79,4 @@ td 0 --help
 grep -q '^usage: msync-replay tracediff' out.txt
 ok $? "--help prints the usage"
 
-echo "1..$ntest"
-[ "$nfail" -eq 0 ]
+finish

@@ -1,5 +1,5 @@
-# trace-lib.sh - helpers for the dump/encode/stat end-to-end tests (TAP).
-# Sourced by trace_cli_*.sh; needs MSR_SOURCE_ROOT and MSR_BUILD_ROOT.
+# trace-lib.sh - helpers for the command-line end-to-end tests (TAP).
+# Sourced by the *.sh tests here; needs MSR_SOURCE_ROOT and MSR_BUILD_ROOT.
 set -u
 MSR="$MSR_BUILD_ROOT/cmd/msync-replay"
 DATA="$MSR_SOURCE_ROOT/testdata/trace"
@@ -8,6 +8,9 @@ trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 ntest=0
 nfail=0
+# a failed test shows the first SHOW_LINES lines of SHOW_ON_FAIL, if it exists
+SHOW_ON_FAIL=
+SHOW_LINES=5
 
 ok() { # condition-status description
 	ntest=$((ntest + 1))
@@ -16,6 +19,9 @@ ok() { # condition-status description
 	else
 		echo "not ok $ntest - $2"
 		nfail=$((nfail + 1))
+		if [ -n "$SHOW_ON_FAIL" ] && [ -f "$SHOW_ON_FAIL" ]; then
+			head -n "$SHOW_LINES" "$SHOW_ON_FAIL" | sed 's/^/# /'
+		fi
 	fi
 }
 
