@@ -398,13 +398,11 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
  * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create);
-/* Set the piece's per-byte sources. */
-void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
-		    const struct msr_src src[8]);
-/* The same for a mixed block's sources, kept per byte without a test. */
+/* Set the piece's sources: a mixed block's, kept per byte without a test
+ * for one shared source... */
 void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
 		      const struct msr_src src[8]);
-/* The same from the compact form (msr_mem_read_c). */
+/* ... or from the compact form (msr_mem_read_c). */
 void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
 		    const struct msr_src *one, uint8_t zmask);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,

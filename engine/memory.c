@@ -267,35 +267,6 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
 }
 
-void msr_l1_set_src(struct msr_engine *e, struct l1_piece *p,
-		    const struct msr_src src[8])
-{
-	static const struct msr_src zero;
-	const struct msr_src *one = &zero;
-	uint8_t zmask = 0;
-	unsigned i;
-
-	/* compact when every byte has one source or the zero source */
-	for (i = 0; i < 8; i++) {
-		if (src_eq(&src[i], &zero))
-			zmask |= (uint8_t)(0x80u >> i);
-		else if (one == &zero)
-			one = &src[i];
-		else if (!src_eq(&src[i], one))
-			break;
-	}
-	if (i == 8) {
-		if (p->mixed) {
-			msr_pool_free(&e->mixed, p->mixed - 1);
-			p->mixed = 0;
-		}
-		p->one = *one;
-		p->zmask = one == &zero ? 0 : zmask;
-		return;
-	}
-	msr_l1_set_mixed(e, p, src);
-}
-
 void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
 		      const struct msr_src src[8])
 {
@@ -322,7 +293,7 @@ void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
 		msr_pool_free(&e->mixed, p->mixed - 1);
 		p->mixed = 0;
 	}
-	/* the form msr_l1_set_src gives the expanded sources */
+	/* all-zero sources have one form: no source, no zero mask */
 	if (zmask == 0xff || src_eq(one, &zero)) {
 		p->one = zero;
 		p->zmask = 0;
