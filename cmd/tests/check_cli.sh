@@ -157,7 +157,7 @@ mkfifo live
 writer=$!
 "$MSR" check live -o int.yaml 2>stderr.txt &
 pid=$!
-sleep 0.5
+wait_catching "$pid"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
@@ -171,7 +171,7 @@ ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
 writer=$!
 "$MSR" check live -o term.yaml 2>stderr.txt &
 pid=$!
-sleep 0.5
+wait_catching "$pid"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -187,7 +187,7 @@ printf 'previous report\n' >kept.yaml
 writer=$!
 "$MSR" check live -o kept.yaml 2>stderr.txt &
 pid=$!
-sleep 0.5
+wait_catching "$pid"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 wait "$writer"

@@ -126,26 +126,34 @@ expect_rc "--out FILE TRACE --ste LOG is a single run" 0 "$MSR" check -q --out o
 expect_rc "-qj1 in a cluster means several-trace mode" 0 "$MSR" check -qj1 -o cl --steps-suffix .steps clean.trace
 grep -q "^clean.trace  *0" stdout.txt; ok $? "-qj1: table printed"
 
-# a replay killed by a signal: the others finish, its row says so
+# a replay killed by a signal: the others finish, its row says so. The test
+# holds the FIFO open for writing (fd 3, not passed on), so the replay of
+# hang.trace opens it and then blocks reading; the child to kill is the one
+# with hang.trace among its open files, which tells it from the clean one
+# whatever the order they start and end in.
 mkfifo hang.trace
+exec 3<>hang.trace
 rm -rf k
-"$MSR" check -j2 -o k clean.trace hang.trace >killed.txt 2>/dev/null &
+"$MSR" check -j2 -o k clean.trace hang.trace >killed.txt 2>/dev/null 3>&- &
 parent=$!
 child=
-for _ in $(seq 100); do
-	# the clean replay has ended and only the blocked one is left
-	kids=$(pgrep -P "$parent")
-	if [ -f k/clean.trace.yaml ] && [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
-		child=$kids
-		break
+for _ in $(seq 400); do
+	if [ -f k/clean.trace.yaml ]; then
+		for kid in $(pgrep -P "$parent"); do
+			if ls -l "/proc/$kid/fd" 2>/dev/null | grep -q '/hang\.trace$'; then
+				child=$kid
+			fi
+		done
+		[ -n "$child" ] && break
 	fi
-	sleep 0.1
+	sleep 0.05
 done
-if [ -n "$child" ]; then
-	kill -9 "$child"
-else
-	: >hang.trace # never found it: unblock the replay instead of hanging
-fi
+killed=1
+[ -n "$child" ] && kill -9 "$child" && killed=0
+ok $killed "found and killed the blocked replay"
+exec 3>&-
+# not killed: give the replay an end of file rather than hang the test
+[ "$killed" -eq 0 ] || timeout 10 sh -c ': >hang.trace'
 wait $parent
 rc=$?
 [ "$rc" -eq 2 ]; ok $? "a killed replay makes the run unusable (exit $rc)"
@@ -161,15 +169,19 @@ rm -rf t
 parent=$!
 child=
 for _ in $(seq 100); do
-	# wait until the replay catches SIGTERM (bit 15 of SigCgt)
-	child=$(pgrep -P "$parent") && [ -n "$child" ] &&
-		cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$child/status" 2>/dev/null) &&
-		[ -n "$cgt" ] && (( 0x$cgt & 0x4000 )) && break
+	# wait until the replay catches SIGTERM
+	child=$(pgrep -P "$parent") && [ -n "$child" ] && catches_stop "$child" && break
 	sleep 0.05
 done
 kill -TERM "$parent"
+# a stop that lands just before the replay blocks on the FIFO would leave it
+# waiting for a writer: after 30 s give it one rather than hang the test
+( sleep 30; timeout 5 sh -c ': >hang.trace' ) >/dev/null 2>&1 &
+watchdog=$!
 wait $parent
 rc=$?
+pkill -P "$watchdog"
+kill "$watchdog" 2>/dev/null
 [ "$rc" -eq 2 ]; ok $? "SIGTERM: exit 2 ($rc)"
 grep -q "^hang.trace  *2  *0  *-  *t/hang.trace.yaml" term.txt &&
 	grep -q "^clean.trace  *not run  *-" term.txt &&

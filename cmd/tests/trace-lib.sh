@@ -51,6 +51,23 @@ expect_fail() {
 	fi
 }
 
+# catches_stop PID: true once PID has handlers for both SIGINT and SIGTERM
+# (bits 2 and 15 of SigCgt), so a stop sent now is caught, not fatal
+catches_stop() {
+	local cgt
+	cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$cgt" ] && (( (0x$cgt & 0x4002) == 0x4002 ))
+}
+
+# wait_catching PID: wait up to 10 s for catches_stop PID
+wait_catching() {
+	for _ in $(seq 200); do
+		catches_stop "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 finish() {
 	echo "1..$ntest"
 	[ "$nfail" -eq 0 ]
