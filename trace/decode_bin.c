@@ -7,6 +7,7 @@
  * open" flag of pli-other.md. Must never allocate, never call per byte, and
  * never guess: an unknown code is fatal (there is no resynchronisation).
  */
+#include "bytes-internal.h"
 #include "reader-internal.h"
 
 #include <stddef.h>
@@ -17,42 +18,10 @@
 #define COLD __attribute__((cold, noinline))
 #define HOT_INLINE __attribute__((always_inline)) inline
 
-/* Big-endian fields as word loads (memcpy: no alignment assumed). */
-static inline uint32_t be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
-static inline uint64_t be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
 /* 40-bit field reading exactly its 5 bytes (it may end the buffer). */
 static inline uint64_t be40(const uint8_t *p)
 {
-	return (uint64_t)p[0] << 32 | be32(p + 1);
-}
-
-static inline uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
+	return (uint64_t)p[0] << 32 | msr_be32(p + 1);
 }
 
 COLD static int bad_field(struct msr_trace_reader *r, uint64_t off, unsigned code,
@@ -113,10 +82,10 @@ void msr_event_fill_other(struct msr_event *ev, const struct msr_msgdef *def)
 	if (def->other_tnum_at)
 		ev->tnum = ev->bytes[def->other_tnum_at - 1];
 	if (def->other_ts_at)
-		ev->ts = be32(ev->bytes + def->other_ts_at - 1);
+		ev->ts = msr_be32(ev->bytes + def->other_ts_at - 1);
 	if (def->code == MSR_CSR_READ || def->code == MSR_PIO_READ) {
-		ev->pa = be64(ev->bytes);
-		ev->data = be64(ev->bytes + 8);
+		ev->pa = msr_be64(ev->bytes);
+		ev->data = msr_be64(ev->bytes + 8);
 	}
 }
 
@@ -160,7 +129,7 @@ static int decode_regdelta(struct msr_trace_reader *r, const uint8_t *p,
 	if (extra)
 		ev->rd_extra = p[t++];
 	ev->rd_reg = p[t++];
-	ev->data = le64(p + t);
+	ev->data = msr_le64(p + t);
 	r->delta_open = true;
 	r->regdelta_records++;
 	return (int)len;
@@ -230,10 +199,10 @@ static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p,
 		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
-		ev->data = be64(p + 7);
+		ev->data = msr_be64(p + 7);
 		ev->bmask = p[15];
 		ev->itype = p[16];
-		ev->ts = be32(p + 17);
+		ev->ts = msr_be32(p + 17);
 		if (ev->itype >= MSR_IT_COUNT)
 			return bad_field(r, off, c, "itype", ev->itype, "0..9", err);
 		ev->code = (uint16_t)c;
@@ -244,9 +213,9 @@ static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p,
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->bmask = p[7];
-		ev->invvec = be32(p + 8);
+		ev->invvec = msr_be32(p + 8);
 		ev->l2hit = p[12];
-		ev->ts = be32(p + 13);
+		ev->ts = msr_be32(p + 13);
 		ev->code = (uint16_t)c;
 		return 17;
 	case MSR_ST_INV:
@@ -255,7 +224,7 @@ static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p,
 		ev->cid = p[1];
 		TNUM(p[2]);
 		ev->pa = be40(p + 3);
-		ev->ts = be32(p + 8);
+		ev->ts = msr_be32(p + 8);
 		if (ev->cid >= r->opts.cores)
 			return check_cid(r, off, c, ev->cid, err);
 		ev->code = (uint16_t)c;
@@ -265,7 +234,7 @@ static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p,
 		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
-		ev->ts = be32(p + 7);
+		ev->ts = msr_be32(p + 7);
 		ev->code = (uint16_t)c;
 		return 11;
 	default: /* MSR_ST_ACK */
@@ -273,7 +242,7 @@ static HOT_INLINE int decode_store(struct msr_trace_reader *r, const uint8_t *p,
 		clear(ev);
 		TNUM(p[1]);
 		ev->rmo = p[2];
-		ev->ts = be32(p + 3);
+		ev->ts = msr_be32(p + 3);
 		ev->code = (uint16_t)c;
 		return 7;
 	}
@@ -294,7 +263,7 @@ static HOT_INLINE int decode_load(struct msr_trace_reader *r, const uint8_t *p, 
 		ev->pa = be40(p + 2);
 		ev->size = p[7];
 		ev->itype = p[8];
-		ev->ts = be32(p + 9);
+		ev->ts = msr_be32(p + 9);
 		if (ev->itype >= MSR_IT_COUNT)
 			return bad_field(r, off, c, "itype", ev->itype, "0..9", err);
 		ev->code = (uint16_t)c;
@@ -305,7 +274,7 @@ static HOT_INLINE int decode_load(struct msr_trace_reader *r, const uint8_t *p, 
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
 		ev->dsrc = p[7];
-		ev->ts = be32(p + 8);
+		ev->ts = msr_be32(p + 8);
 		if (ev->dsrc < MSR_DSRC_STB || ev->dsrc > MSR_DSRC_L2)
 			return bad_field(r, off, c, "dsrc", ev->dsrc,
 					 "1 (STB), 2 (L1) or 3 (L2)", err);
@@ -316,7 +285,7 @@ static HOT_INLINE int decode_load(struct msr_trace_reader *r, const uint8_t *p, 
 		clear(ev);
 		TNUM(p[1]);
 		ev->pa = be40(p + 2);
-		ev->ts = be32(p + 7);
+		ev->ts = msr_be32(p + 7);
 		ev->code = (uint16_t)c;
 		return 11;
 	default: /* MSR_SSTEP, MSR_LD_POP, MSR_ST_POP */
@@ -341,8 +310,8 @@ static HOT_INLINE int decode_system(struct msr_trace_reader *r, const uint8_t *p
 		NEED(14);
 		clear(ev);
 		ev->pa = be40(p + 1);
-		ev->invvec = be32(p + 6);
-		ev->ts = be32(p + 10);
+		ev->invvec = msr_be32(p + 6);
+		ev->ts = msr_be32(p + 10);
 		ev->code = (uint16_t)c;
 		return 14;
 	case MSR_EVICT_INV:
@@ -350,7 +319,7 @@ static HOT_INLINE int decode_system(struct msr_trace_reader *r, const uint8_t *p
 		clear(ev);
 		ev->cid = p[1];
 		ev->bank = p[2];
-		ev->ts = be32(p + 3);
+		ev->ts = msr_be32(p + 3);
 		if (ev->cid >= r->opts.cores)
 			return check_cid(r, off, c, ev->cid, err);
 		if (ev->bank >= r->opts.l2_banks) {
@@ -363,9 +332,9 @@ static HOT_INLINE int decode_system(struct msr_trace_reader *r, const uint8_t *p
 		NEED(19);
 		clear(ev);
 		ev->pa = be40(p + 1);
-		ev->data = be64(p + 6);
+		ev->data = msr_be64(p + 6);
 		ev->bmask = p[14];
-		ev->ts = be32(p + 15);
+		ev->ts = msr_be32(p + 15);
 		ev->code = (uint16_t)c;
 		return 19;
 	case MSR_MEM_CHECK:
@@ -380,11 +349,11 @@ static HOT_INLINE int decode_system(struct msr_trace_reader *r, const uint8_t *p
 		NEED(21);
 		clear(ev);
 		ev->pa = be40(p + 1);
-		ev->data = be64(p + 6);
+		ev->data = msr_be64(p + 6);
 		ev->bmask = p[14];
 		ev->inv = p[15];
 		ev->total = p[16];
-		ev->ts = be32(p + 17);
+		ev->ts = msr_be32(p + 17);
 		ev->code = (uint16_t)c;
 		return 21;
 	}
@@ -523,7 +492,7 @@ __attribute__((noinline)) static int decode_next(struct msr_trace_reader *r, str
 /* 40-bit big-endian field at p, read as one word (p[0..7] readable). */
 static inline uint64_t be40_word(const uint8_t *p)
 {
-	return be64(p) >> 24;
+	return msr_be64(p) >> 24;
 }
 
 /* Longest message of the fast path, reads included (ST_ISSUE). */
@@ -552,10 +521,10 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		clear(ev);
 		ev->tnum = p[1];
 		ev->pa = be40_word(p + 2);
-		ev->data = be64(p + 7);
+		ev->data = msr_be64(p + 7);
 		ev->bmask = p[15];
 		ev->itype = p[16];
-		ev->ts = be32(p + 17);
+		ev->ts = msr_be32(p + 17);
 		len = 21;
 		break;
 	case MSR_ST_COMMIT:
@@ -565,9 +534,9 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		ev->tnum = p[1];
 		ev->pa = be40_word(p + 2);
 		ev->bmask = p[7];
-		ev->invvec = be32(p + 8);
+		ev->invvec = msr_be32(p + 8);
 		ev->l2hit = p[12];
-		ev->ts = be32(p + 13);
+		ev->ts = msr_be32(p + 13);
 		len = 17;
 		break;
 	case MSR_ST_INV:
@@ -577,7 +546,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		ev->cid = p[1];
 		ev->tnum = p[2];
 		ev->pa = be40_word(p + 3);
-		ev->ts = be32(p + 8);
+		ev->ts = msr_be32(p + 8);
 		len = 12;
 		break;
 	case MSR_ST_UPDATE:
@@ -587,7 +556,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		clear(ev);
 		ev->tnum = p[1];
 		ev->pa = be40_word(p + 2);
-		ev->ts = be32(p + 7);
+		ev->ts = msr_be32(p + 7);
 		len = 11;
 		break;
 	case MSR_ST_ACK:
@@ -596,7 +565,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		clear(ev);
 		ev->tnum = p[1];
 		ev->rmo = p[2];
-		ev->ts = be32(p + 3);
+		ev->ts = msr_be32(p + 3);
 		len = 7;
 		break;
 	case MSR_LD_ISSUE:
@@ -607,7 +576,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		ev->pa = be40_word(p + 2);
 		ev->size = p[7];
 		ev->itype = p[8];
-		ev->ts = be32(p + 9);
+		ev->ts = msr_be32(p + 9);
 		len = 13;
 		break;
 	case MSR_LD_DATA:
@@ -617,7 +586,7 @@ int msr_decode_bin_next(struct msr_trace_reader *r, struct msr_event *ev,
 		ev->tnum = p[1];
 		ev->pa = be40_word(p + 2);
 		ev->dsrc = p[7];
-		ev->ts = be32(p + 8);
+		ev->ts = msr_be32(p + 8);
 		len = 12;
 		break;
 	case MSR_SSTEP:

@@ -10,6 +10,7 @@
  * an MSR_E_FORMAT error naming file:line:column. It never uses sscanf, never
  * reads the whole log into memory and never interprets memory semantics.
  */
+#include "bytes-internal.h"
 #include "steplog-internal.h"
 
 #include <stdarg.h>
@@ -372,17 +373,6 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
 #define ONES8 0x0101010101010101ull
 #define HIGH8 0x8080808080808080ull
 
-static inline uint64_t load_le64(const unsigned char *p)
-{
-	uint64_t x;
-
-	memcpy(&x, p, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);
-#endif
-	return x;
-}
-
 /*
  * 0x80 in every byte of the 8 characters x that is not a hex digit. Exact up
  * to the first byte >= 0x80 (whose carries may spoil the bytes above it), so
@@ -427,7 +417,7 @@ static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
 
 	if (checked && lim - p < 9)
 		return NULL;
-	x = load_le64(p);
+	x = msr_le64(p);
 	bad = hex_bad8(x);
 	if (bad) {
 		n = (unsigned)__builtin_ctzll(bad) / 8;
@@ -443,7 +433,7 @@ static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
 	}
 	if (checked && lim - p < 17)
 		return NULL;
-	x = load_le64(p + 8);
+	x = msr_le64(p + 8);
 	bad = hex_bad8(x);
 	if (bad) {
 		n = (unsigned)__builtin_ctzll(bad) / 8; /* >= 1: p[8] is a digit */
@@ -481,7 +471,7 @@ static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
 
 		if (checked && lim - q < 9)
 			return NULL;
-		x = load_le64(q);
+		x = msr_le64(q);
 		bad = hex_bad8(x);
 		if (bad) {
 			/* n == 0 only for w == 0: q[0] was checked a digit */
