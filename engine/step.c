@@ -65,6 +65,18 @@ static const char *itname(unsigned it)
 	return it < MSR_IT_COUNT ? itype_names[it] : "?";
 }
 
+/* One rf run of bytes `mask` read from source `s`; only commits and
+ * bypasses name a strand. */
+static inline void rf_from_src(struct msr_rf *f, const struct msr_src *s, uint8_t mask)
+{
+	f->kind = s->kind;
+	f->mask = mask;
+	f->strand = s->kind == MSR_RF_COMMIT || s->kind == MSR_RF_BYPASS ? s->strand : 0;
+	f->placed = 0;
+	f->sseq = s->sseq;
+	f->co = s->co;
+}
+
 /* Per-byte sources of one block -> disjoint rf runs (first-seen order).
  * Sources compare by their two words: equal words <=> equal fields. */
 static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
@@ -86,16 +98,7 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 			one = a[0] == w[0][0] && a[1] == w[0][1];
 		}
 		if (one) {
-			struct msr_rf *f = &b->rf[0];
-
-			f->kind = src[i0].kind;
-			f->mask = b->mask;
-			f->strand = src[i0].kind == MSR_RF_COMMIT ||
-					    src[i0].kind == MSR_RF_BYPASS
-				? src[i0].strand : 0;
-			f->placed = 0;
-			f->sseq = src[i0].sseq;
-			f->co = src[i0].co;
+			rf_from_src(&b->rf[0], &src[i0], b->mask);
 			b->nrf = 1;
 			return;
 		}
@@ -112,18 +115,9 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 				if (w[r][0] == a[0] && w[r][1] == a[1])
 					break;
 		if (r == n) {
-			struct msr_rf *f = &b->rf[r];
-
 			w[r][0] = a[0];
 			w[r][1] = a[1];
-			f->kind = src[i].kind;
-			f->mask = 0;
-			f->strand = src[i].kind == MSR_RF_COMMIT ||
-					    src[i].kind == MSR_RF_BYPASS
-				? src[i].strand : 0;
-			f->placed = 0;
-			f->sseq = src[i].sseq;
-			f->co = src[i].co;
+			rf_from_src(&b->rf[r], &src[i], 0);
 			n++;
 		}
 		b->rf[r].mask |= (uint8_t)(0x80u >> i);
