@@ -241,46 +241,6 @@ static inline uint64_t tso_hash64(uint64_t x)
 	return x;
 }
 
-/* tso_map_at with the key's hash `h` (tso_hash64(pa8 + 1)) given: a
- * commit looks up one block in two maps with one hash. */
-static inline void *tso_map_at_h(struct tso_map *m, uint64_t pa8, uint64_t h,
-				 bool create, size_t esz)
-{
-	uint64_t key = pa8 + 1;
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	if (create && (m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0)
-		return NULL;
-	i = h & (m->cap - 1);
-	for (;;) {
-		unsigned char *e = m->slots + i * esz;
-		uint64_t k;
-
-		memcpy(&k, e, sizeof(k));
-		if (k == key)
-			return e;
-		if (!k) {
-			if (!create)
-				return NULL;
-			memset(e, 0, esz);
-			memcpy(e, &key, sizeof(key));
-			m->n++;
-			return e;
-		}
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
- * size the slot arithmetic and the clearing compile to a few stores. */
-static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
-			       size_t esz)
-{
-	return tso_map_at_h(m, pa8, tso_hash64(pa8 + 1), create, esz);
-}
-
 /* The entry of block `pa8` (hash `h`) of `esz` bytes (= m->esz), created
  * when absent with only its key set (*fresh then true; the caller sets the
  * rest). */
@@ -309,6 +269,46 @@ static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
 		}
 		i = (i + 1) & (m->cap - 1);
 	}
+}
+
+/* tso_map_at with the key's hash `h` (tso_hash64(pa8 + 1)) given: a
+ * commit looks up one block in two maps with one hash. */
+static inline void *tso_map_at_h(struct tso_map *m, uint64_t pa8, uint64_t h,
+				 bool create, size_t esz)
+{
+	uint64_t key = pa8 + 1;
+	size_t i;
+
+	if (create) {
+		bool fresh;
+		unsigned char *e = tso_map_put(m, pa8, h, esz, &fresh);
+
+		if (e && fresh)
+			memset(e + sizeof(key), 0, esz - sizeof(key));
+		return e;
+	}
+	if (!m->cap)
+		return NULL;
+	i = h & (m->cap - 1);
+	for (;;) {
+		unsigned char *e = m->slots + i * esz;
+		uint64_t k;
+
+		memcpy(&k, e, sizeof(k));
+		if (k == key)
+			return e;
+		if (!k)
+			return NULL;
+		i = (i + 1) & (m->cap - 1);
+	}
+}
+
+/* tso_map_find for entries of `esz` bytes (= m->esz): with a constant
+ * size the slot arithmetic and the clearing compile to a few stores. */
+static inline void *tso_map_at(struct tso_map *m, uint64_t pa8, bool create,
+			       size_t esz)
+{
+	return tso_map_at_h(m, pa8, tso_hash64(pa8 + 1), create, esz);
 }
 
 /* The entry of block `pa8`, created zeroed when `create`; NULL when absent
