@@ -37,30 +37,41 @@ static void expect_src(const struct msr_src *got, const struct msr_src *want)
 			  "byte %u source differs", i);
 }
 
+/* One random write to block `b` of the test range (random bytes, a quarter
+ * of them whole blocks, a random source), recorded in `ref`; false when
+ * skipped: an initial-value write to a block without a record keeps none. */
+static bool write_random(struct msr_engine *e, uint64_t *r, unsigned b,
+			 struct msr_src ref[8])
+{
+	static const uint8_t d[8];
+	uint8_t mask = (uint8_t)rnd(r);
+	struct msr_src s = pick(r);
+
+	if (rnd(r) % 4 == 0)
+		mask = 0xff;
+	if (s.kind == MSR_RF_INIT && !msr_mem_blk(e, 0x4000 + 8 * b, false))
+		return false;
+	msr_mem_write(e, 0x4000 + 8 * b, d, mask, &s);
+	for (unsigned i = 0; i < 8; i++)
+		if (mask & (0x80u >> i))
+			ref[i] = s;
+	return true;
+}
+
 Test(memory, block_sources_match_a_reference)
 {
 	struct tctx *t = t_new(true);
 	struct msr_src ref[4][8];
 	uint64_t r = 88172645463325252ULL;
-	static const uint8_t d[8];
 
 	memset(ref, 0, sizeof(ref));
 	for (unsigned n = 0; n < 20000; n++) {
 		unsigned b = (unsigned)(rnd(&r) % 4);
-		uint8_t mask = (uint8_t)rnd(&r);
-		struct msr_src s = pick(&r), got[8];
+		struct msr_src got[8];
 		uint8_t data[8], known;
 
-		if (rnd(&r) % 4 == 0)
-			mask = 0xff;
-		/* an initial-value write to a block without a record keeps none */
-		if (s.kind == MSR_RF_INIT && !msr_mem_blk(t->e, 0x4000 + 8 * b,
-							   false))
+		if (!write_random(t->e, &r, b, ref[b]))
 			continue;
-		msr_mem_write(t->e, 0x4000 + 8 * b, d, mask, &s);
-		for (unsigned i = 0; i < 8; i++)
-			if (mask & (0x80u >> i))
-				ref[b][i] = s;
 		msr_mem_read(t->e, 0x4000 + 8 * b, data, &known, got);
 		expect_src(got, ref[b]);
 	}
@@ -122,26 +133,18 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 	struct tctx *t = t_new(true);
 	struct msr_src ref[4][8];
 	uint64_t r = 1181783497276652981ULL;
-	static const uint8_t d[8];
 	struct l1_piece *p = msr_l1_get(t->e, 0, 0x4000, true);
 
 	cr_assert(p);
 	memset(ref, 0, sizeof(ref));
 	for (unsigned n = 0; n < 20000; n++) {
 		unsigned b = (unsigned)(rnd(&r) % 4);
-		uint8_t mask = (uint8_t)rnd(&r), data[8], known, zmask;
-		struct msr_src s = pick(&r), src[8], got[8];
+		uint8_t data[8], known, zmask;
+		struct msr_src src[8], got[8];
 		bool per_byte;
 
-		if (rnd(&r) % 4 == 0)
-			mask = 0xff;
-		if (s.kind == MSR_RF_INIT && !msr_mem_blk(t->e, 0x4000 + 8 * b,
-							   false))
+		if (!write_random(t->e, &r, b, ref[b]))
 			continue;
-		msr_mem_write(t->e, 0x4000 + 8 * b, d, mask, &s);
-		for (unsigned i = 0; i < 8; i++)
-			if (mask & (0x80u >> i))
-				ref[b][i] = s;
 		if (n % 2)
 			per_byte = msr_mem_read_c(t->e, 0x4000 + 8 * b, data,
 						  &known, src, &zmask);
