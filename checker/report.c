@@ -460,8 +460,6 @@ static void pending_start(struct msr_report *r, size_t entry)
 
 void msr_report_observe(struct msr_report *r, const struct msr_event *ev)
 {
-	struct msr_event last;
-
 	if (!r->npending)
 		return;
 	for (unsigned i = 0; i < REPORT_PENDING_MAX; i++) {
@@ -469,10 +467,8 @@ void msr_report_observe(struct msr_report *r, const struct msr_event *ev)
 
 		if (!p->active)
 			continue;
-		/* the history has `ev` already: it touches the strand or block
-		 * when it is the newest event of one of their chains */
-		if (msr_history_context(r->hist, p->strand, p->pa8, ev->index, 1,
-					&last) != 1 || last.index != ev->index)
+		/* the history has `ev` already */
+		if (!msr_history_touches(r->hist, p->strand, p->pa8, ev->index))
 			continue;
 		p->evs[p->n++] = *ev;
 		if (p->n == r->cfg.context_after)

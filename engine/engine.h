@@ -400,10 +400,11 @@ void msr_engine_mem_peek(const struct msr_engine *e, uint64_t pa8,
 /* ------------------------------------------------------------------------ */
 
 /*
- * A bounded ring of recent events with per-strand and per-8-byte-block
- * chains, so that a report can show "the last N events that touched this
- * strand or this block" without keeping the trace. Fed by the caller with
- * every event (in stream order); independent of the engine's state.
+ * A bounded ring of recent events, so that a report can show "the last N
+ * events that touched this strand or this block" without keeping the
+ * trace. Fed by the caller with every event (in stream order, so event
+ * indices never decrease); independent of the engine's state. Adding is
+ * O(1); a query is O(ring size), paid only by reported violations.
  */
 struct msr_history;
 
@@ -418,6 +419,10 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev);
 size_t msr_history_context(const struct msr_history *h, int strand,
 			   uint64_t pa8, uint64_t at, size_t n,
 			   struct msr_event *out);
+/* Is the event of index `index` held and did it touch `strand` or `pa8`
+ * (as above)? O(1) for the newest event. */
+bool msr_history_touches(const struct msr_history *h, int strand,
+			 uint64_t pa8, uint64_t index);
 void msr_history_destroy(struct msr_history *h);
 
 #ifdef __cplusplus

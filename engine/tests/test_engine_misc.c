@@ -84,6 +84,41 @@ Test(history, ring_forgets_old_events)
 	msr_history_destroy(h);
 }
 
+/* A query from the middle of the ring starts at its `at`, and "touches"
+ * answers for exactly one held event. */
+Test(history, query_mid_ring_and_touches)
+{
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event out[64];
+	size_t n;
+
+	cr_assert_eq(msr_history_create(32, &h, &err), MSR_OK);
+	for (uint64_t i = 0; i < 100; i++) {
+		struct msr_event ev = hev(2 * i, MSR_LD_ISSUE, (unsigned)(i % 4),
+					  0x1000 + 8 * (i % 5));
+
+		msr_history_add(h, &ev);
+	}
+	/* held: indices 136..198 (even); strand 1 has i = 69, 73, ... */
+	n = msr_history_context(h, 1, UINT64_MAX, 161, 64, out);
+	cr_assert_eq(n, 3); /* i = 69, 73, 77 */
+	cr_assert_eq(out[0].index, 138);
+	cr_assert_eq(out[2].index, 154);
+	n = msr_history_context(h, -1, 0x1008, 152, 2, out); /* i % 5 == 1 */
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0].index, 142);
+	cr_assert_eq(out[1].index, 152);
+	cr_assert_eq(msr_history_context(h, 0, 0x1000, 100, 64, out), 0);
+	cr_assert(msr_history_touches(h, 3, UINT64_MAX, 198)); /* i = 99 */
+	cr_assert(msr_history_touches(h, -1, 0x1024, 198)); /* block of 0x1020 */
+	cr_assert_not(msr_history_touches(h, 2, 0x1000, 198));
+	cr_assert_not(msr_history_touches(h, 3, UINT64_MAX, 199)); /* none */
+	cr_assert(msr_history_touches(h, 0, UINT64_MAX, 136)); /* oldest held */
+	cr_assert_not(msr_history_touches(h, 3, UINT64_MAX, 134)); /* gone */
+	msr_history_destroy(h);
+}
+
 /* Payloads are kept beside the ring: a slot reused by a payload-less event
  * must not hand back the old payload, and every header field comes back. */
 Test(history, context_returns_payloads_and_fields)
