@@ -76,7 +76,6 @@ struct msr_report {
 	struct msr_event *pend_evs; /* REPORT_PENDING_MAX x context_after */
 	struct msr_report_summary sum;
 	struct msr_event ctxbuf[MSR_CONTEXT_MAX];    /* scratch for context */
-	struct msr_event ctxprev[MSR_CONTEXT_MAX];   /* and its newer batch */
 	char ctxtext[MSR_CONTEXT_MAX * CTX_LINE_MAX]; /* scratch for its text */
 };
 

@@ -416,7 +416,6 @@ static void pending_start(struct msr_report *r, size_t entry)
 	const struct msr_violation *v = &r->list.e[entry].v;
 	unsigned want = r->cfg.context_after, slot = 0;
 	struct report_pending *p;
-	size_t n, nprev = 0;
 
 	if (!r->pend_evs || !want)
 		return;
@@ -436,24 +435,9 @@ static void pending_start(struct msr_report *r, size_t entry)
 	p->age = r->pend_age++;
 	p->strand = v->strand;
 	p->pa8 = context_block(v);
-	p->n = 0;
 	r->npending++;
-	/* walk back in batches to the violation's event; the batch after the
-	 * one that reaches it supplies the rest (want <= one batch) */
-	for (uint64_t at = UINT64_MAX;;) {
-		n = msr_history_context(r->hist, p->strand, p->pa8, at,
-					MSR_CONTEXT_MAX, r->ctxbuf);
-		if (n < MSR_CONTEXT_MAX || r->ctxbuf[0].index <= v->event)
-			break;
-		memcpy(r->ctxprev, r->ctxbuf, n * sizeof(r->ctxbuf[0]));
-		nprev = n;
-		at = r->ctxbuf[0].index - 1;
-	}
-	for (size_t i = 0; i < n && p->n < want; i++)
-		if (r->ctxbuf[i].index > v->event)
-			p->evs[p->n++] = r->ctxbuf[i];
-	for (size_t i = 0; i < nprev && p->n < want; i++)
-		p->evs[p->n++] = r->ctxprev[i];
+	p->n = (unsigned)msr_history_after(r->hist, p->strand, p->pa8, v->event,
+					     want, p->evs);
 	if (p->n == want)
 		pending_finish(r, p);
 }

@@ -419,6 +419,10 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev);
 size_t msr_history_context(const struct msr_history *h, int strand,
 			   uint64_t pa8, uint64_t at, size_t n,
 			   struct msr_event *out);
+/* Likewise the oldest `n` held events after index `at` (oldest first). */
+size_t msr_history_after(const struct msr_history *h, int strand,
+			 uint64_t pa8, uint64_t at, size_t n,
+			 struct msr_event *out);
 /* Is the event of index `index` held and did it touch `strand` or `pa8`
  * (as above)? O(1) for the newest event. */
 bool msr_history_touches(const struct msr_history *h, int strand,

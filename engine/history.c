@@ -154,6 +154,16 @@ static bool slot_touches(const struct msr_history *h, const struct hslot *s,
 		       (pa8 & ~7ULL);
 }
 
+/* A stored event with its payload, as it was added. */
+static void copy_out(const struct msr_history *h, const struct hslot *s,
+		     struct msr_event *ev)
+{
+	memcpy(ev, s, sizeof(*s));
+	memset(ev->bytes, 0, sizeof(ev->bytes));
+	if (ev->nbytes)
+		memcpy(ev->bytes, h->bytes[s - h->ring], ev->nbytes);
+}
+
 size_t msr_history_context(const struct msr_history *h, int strand,
 			   uint64_t pa8, uint64_t at, size_t n,
 			   struct msr_event *out)
@@ -168,17 +178,31 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 
 		if (!slot_touches(h, s, strand, pa8))
 			continue;
-		memcpy(&out[k], s, sizeof(*s));
-		memset(out[k].bytes, 0, sizeof(out[k].bytes));
-		if (out[k].nbytes)
-			memcpy(out[k].bytes, h->bytes[s - h->ring], out[k].nbytes);
-		k++;
+		copy_out(h, s, &out[k++]);
 	}
 	for (size_t i = 0; i < k / 2; i++) {
 		struct msr_event t = out[i];
 
 		out[i] = out[k - 1 - i];
 		out[k - 1 - i] = t;
+	}
+	return k;
+}
+
+size_t msr_history_after(const struct msr_history *h, int strand,
+			 uint64_t pa8, uint64_t at, size_t n,
+			 struct msr_event *out)
+{
+	size_t k = 0;
+
+	if (strand >= MSR_MAX_STRANDS)
+		strand = -1;
+	for (uint64_t q = end_at(h, at); k < n && q < h->next; q++) {
+		const struct hslot *s = slot_at(h, q);
+
+		if (!slot_touches(h, s, strand, pa8))
+			continue;
+		copy_out(h, s, &out[k++]);
 	}
 	return k;
 }

@@ -84,8 +84,8 @@ Test(history, ring_forgets_old_events)
 	msr_history_destroy(h);
 }
 
-/* A query from the middle of the ring starts at its `at`, and "touches"
- * answers for exactly one held event. */
+/* A query from the middle of the ring starts at its `at`, "after" reads
+ * forward from it, and "touches" answers for exactly one held event. */
 Test(history, query_mid_ring_and_touches)
 {
 	struct msr_history *h;
@@ -110,6 +110,15 @@ Test(history, query_mid_ring_and_touches)
 	cr_assert_eq(out[0].index, 142);
 	cr_assert_eq(out[1].index, 152);
 	cr_assert_eq(msr_history_context(h, 0, 0x1000, 100, 64, out), 0);
+	n = msr_history_after(h, 1, UINT64_MAX, 146, 2, out); /* after i = 73 */
+	cr_assert_eq(n, 2);
+	cr_assert_eq(out[0].index, 154);
+	cr_assert_eq(out[1].index, 162);
+	n = msr_history_after(h, 2, UINT64_MAX, 0, 64, out); /* i = 70, ..., 98 */
+	cr_assert_eq(n, 8);
+	cr_assert_eq(out[0].index, 140);
+	cr_assert_eq(out[7].index, 196);
+	cr_assert_eq(msr_history_after(h, 2, UINT64_MAX, 198, 64, out), 0);
 	cr_assert(msr_history_touches(h, 3, UINT64_MAX, 198)); /* i = 99 */
 	cr_assert(msr_history_touches(h, -1, 0x1024, 198)); /* block of 0x1020 */
 	cr_assert_not(msr_history_touches(h, 2, 0x1000, 198));
