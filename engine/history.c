@@ -111,6 +111,11 @@ static const struct hslot *slot_at(const struct msr_history *h, uint64_t seq)
 	return &h->ring[seq & (h->cap - 1)];
 }
 
+static uint64_t slot_index(const struct msr_history *h, uint64_t seq)
+{
+	return slot_u64(slot_at(h, seq), offsetof(struct msr_event, index));
+}
+
 static uint64_t oldest_seq(const struct msr_history *h)
 {
 	return h->next > h->cap ? h->next - h->cap : 0;
@@ -122,13 +127,12 @@ static uint64_t end_at(const struct msr_history *h, uint64_t at)
 {
 	uint64_t lo = oldest_seq(h), hi = h->next;
 
-	if (hi > lo && slot_u64(slot_at(h, hi - 1),
-				offsetof(struct msr_event, index)) <= at)
+	if (hi > lo && slot_index(h, hi - 1) <= at)
 		return hi;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (slot_u64(slot_at(h, mid), offsetof(struct msr_event, index)) <= at)
+		if (slot_index(h, mid) <= at)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -136,8 +140,8 @@ static uint64_t end_at(const struct msr_history *h, uint64_t at)
 	return lo;
 }
 
-/* Does the stored event touch the strand (-1 = none) or the block
- * (UINT64_MAX = none)? */
+/* Does the stored event touch the strand (-1 = none; a strand number
+ * above 255 matches no event either) or the block (UINT64_MAX = none)? */
 static bool slot_touches(const struct msr_history *h, const struct hslot *s,
 			 int strand, uint64_t pa8)
 {
@@ -171,8 +175,6 @@ size_t msr_history_context(const struct msr_history *h, int strand,
 	uint64_t first = oldest_seq(h), q = end_at(h, at);
 	size_t k = 0;
 
-	if (strand >= MSR_MAX_STRANDS)
-		strand = -1;
 	while (k < n && q > first) {
 		const struct hslot *s = slot_at(h, --q);
 
@@ -195,8 +197,6 @@ size_t msr_history_after(const struct msr_history *h, int strand,
 {
 	size_t k = 0;
 
-	if (strand >= MSR_MAX_STRANDS)
-		strand = -1;
 	for (uint64_t q = end_at(h, at); k < n && q < h->next; q++) {
 		const struct hslot *s = slot_at(h, q);
 
@@ -212,10 +212,6 @@ bool msr_history_touches(const struct msr_history *h, int strand,
 {
 	uint64_t q = end_at(h, index);
 
-	if (strand >= MSR_MAX_STRANDS)
-		strand = -1;
-	return q > oldest_seq(h) &&
-	       slot_u64(slot_at(h, q - 1), offsetof(struct msr_event, index)) ==
-		       index &&
+	return q > oldest_seq(h) && slot_index(h, q - 1) == index &&
 	       slot_touches(h, slot_at(h, q - 1), strand, pa8);
 }

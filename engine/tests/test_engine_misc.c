@@ -59,6 +59,20 @@ Test(history, context_merges_strand_and_block)
 	msr_history_destroy(h);
 }
 
+/* Load i of `count`: index step * i, strand i % strands, block
+ * 0x1000 + 8 * (i % blocks). */
+static void add_loads(struct msr_history *h, uint64_t count, uint64_t step,
+		      unsigned strands, unsigned blocks)
+{
+	for (uint64_t i = 0; i < count; i++) {
+		struct msr_event ev = hev(step * i, MSR_LD_ISSUE,
+					  (unsigned)(i % strands),
+					  0x1000 + 8 * (i % blocks));
+
+		msr_history_add(h, &ev);
+	}
+}
+
 Test(history, ring_forgets_old_events)
 {
 	struct msr_history *h;
@@ -67,12 +81,7 @@ Test(history, ring_forgets_old_events)
 	size_t n;
 
 	cr_assert_eq(msr_history_create(16, &h, &err), MSR_OK);
-	for (uint64_t i = 0; i < 1000; i++) {
-		struct msr_event ev = hev(i, MSR_LD_ISSUE, (unsigned)(i % 2),
-					  0x1000 + 8 * (i % 3));
-
-		msr_history_add(h, &ev);
-	}
+	add_loads(h, 1000, 1, 2, 3);
 	n = msr_history_context(h, 0, UINT64_MAX, 999, 64, out);
 	cr_assert_eq(n, 8); /* the even ones among the last 16 */
 	cr_assert_eq(out[7].index, 998);
@@ -94,12 +103,7 @@ Test(history, query_mid_ring_and_touches)
 	size_t n;
 
 	cr_assert_eq(msr_history_create(32, &h, &err), MSR_OK);
-	for (uint64_t i = 0; i < 100; i++) {
-		struct msr_event ev = hev(2 * i, MSR_LD_ISSUE, (unsigned)(i % 4),
-					  0x1000 + 8 * (i % 5));
-
-		msr_history_add(h, &ev);
-	}
+	add_loads(h, 100, 2, 4, 5);
 	/* held: indices 136..198 (even); strand 1 has i = 69, 73, ... */
 	n = msr_history_context(h, 1, UINT64_MAX, 161, 64, out);
 	cr_assert_eq(n, 3); /* i = 69, 73, 77 */
