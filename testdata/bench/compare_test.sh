@@ -1,0 +1,36 @@
+#!/bin/bash
+# compare.py (TAP): two runs of one build on the demo dump agree; a "build"
+# that reports differently (here: the same binary with --no-tso) is caught.
+# usage: compare_test.sh COMPARE_PY MSYNC_REPLAY DEMO_DIR
+set -u
+compare=$1 msr=$2 demo=$3
+work=$(mktemp -d /tmp/msr-compare-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+n=0 fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+
+python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" "$demo/steps.log.zst" \
+	--rounds 2 >"$work/same.txt" 2>&1
+ok $? "one build against itself: exit 0"
+grep -q '^reports: identical apart from timings (exit 1)$' "$work/same.txt"
+ok $? "says the reports are identical and names check's exit code"
+grep -Eq '^new/old: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt"
+ok $? "prints the ratio with its interval"
+[ "$(grep -c '^round ' "$work/same.txt")" -eq 2 ]
+ok $? "runs the rounds asked for"
+
+printf '#!/bin/sh\nexec "%s" "$@" --no-tso\n' "$msr" >"$work/no-tso"
+chmod +x "$work/no-tso"
+python3 "$compare" "$msr" "$work/no-tso" "$demo/nas.trace.zst" "$demo/steps.log.zst" \
+	--rounds 2 >"$work/differ.txt" 2>&1
+[ $? -eq 1 ]; ok $? "a build with another report: exit 1"
+grep -q '^reports: DIFFER (exit 1 vs 0)$' "$work/differ.txt"
+ok $? "says they differ, with both exit codes"
+
+python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
+[ $? -ne 0 ]; ok $? "missing arguments: usage error"
+echo "1..$n"
+exit $fail
