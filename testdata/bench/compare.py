@@ -30,8 +30,8 @@ def run(argv):
     """Run one command alone; return (exit code, CPU seconds)."""
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    _, status, ru = os.wait4(proc.pid, 0)  # the child's own rusage
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
     return proc.returncode, ru.ru_utime + ru.ru_stime
 
 
