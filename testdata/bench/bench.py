@@ -3,7 +3,7 @@
 
 Generates clean traces with msync-gen (random program on 8 cores x 8 strands,
 in several shapes and sizes), then measures in one run, alternating the
-commands and repeating each round:
+commands (in reverse order every second round) and repeating each round:
 
   floor    zstd -dc TRACE > /dev/null  plus  zstd -dc STEPS > /dev/null
   stat     msync-replay stat TRACE
@@ -138,7 +138,10 @@ def measure(replay, traces, repeat):
     for r in range(repeat):
         print("round %d/%d" % (r + 1, repeat), flush=True)
         for t in traces:
-            for name, argvs in commands(replay, t):
+            # every second round backwards: a command that tends to run
+            # faster or slower right after another one biases no ratio
+            cmds = commands(replay, t)
+            for name, argvs in (cmds[::-1] if r % 2 else cmds):
                 wall = cpu = 0.0
                 rss = 0
                 for argv in argvs:
