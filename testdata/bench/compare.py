@@ -10,7 +10,8 @@ even ones, so that slow drift of the machine hits both alike. It prints the
 median CPU seconds (user + sys) of each, and the ratio NEW / OLD as the
 geometric mean of the per-round ratios with a 95 % interval (+-2 standard
 errors): an interval that contains 1.00 means no difference this machine
-can show. It also checks that both builds wrote the same report apart from
+can show, and one that does not is worth a second run at another time (see
+docs/performance.md, "Comparing two builds"). It also checks that both builds wrote the same report apart from
 the timing fields and exited with the same code, and exits 1 if not.
 
 CPU time comes from wait4(2) for each child; peak RSS is bench.py's job.
@@ -28,8 +29,11 @@ TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
 def run(argv):
     """Run one command alone; return (exit code, CPU seconds)."""
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError as e:
+        sys.exit("compare: cannot run %s: %s" % (argv[0], e.strerror))
     _, status, ru = os.wait4(proc.pid, 0)  # the child's own rusage
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
     return proc.returncode, ru.ru_utime + ru.ru_stime
@@ -44,7 +48,7 @@ def parse_args(argv):
             extra = argv[i + 1:]
             break
         if a == "--rounds" and i + 1 < len(argv):
-            rounds = int(argv[i + 1])
+            rounds = int(argv[i + 1]) if argv[i + 1].isdigit() else 0
             i += 2
             continue
         pos.append(a)
@@ -57,9 +61,13 @@ def parse_args(argv):
 
 
 def report_body(path):
-    """The report without the timing lines, which differ on every run."""
-    with open(path, "rb") as f:
-        return [ln for ln in f if not ln.lstrip().startswith(TIMING)]
+    """The report without the timing lines, which differ on every run;
+    None when the build wrote none (it failed before the end)."""
+    try:
+        with open(path, "rb") as f:
+            return [ln for ln in f if not ln.lstrip().startswith(TIMING)]
+    except FileNotFoundError:
+        return None
 
 
 def main():
@@ -83,15 +91,17 @@ def main():
                           if got["old"] > 0 and got["new"] > 0 else 0.0)
             print("round %d/%d: old %.2f s, new %.2f s" % (
                 r + 1, rounds, got["old"], got["new"]), flush=True)
-        same = rc["old"] == rc["new"] and \
-            report_body(out["old"]) == report_body(out["new"])
+        body = {k: report_body(out[k]) for k in out}
+        same = rc["old"] == rc["new"] and body["old"] == body["new"]
     m = statistics.mean(ratios)
     se = statistics.stdev(ratios) / math.sqrt(len(ratios))
     print("old  %s: median %.3f s CPU" % (old, statistics.median(cpu["old"])))
     print("new  %s: median %.3f s CPU" % (new, statistics.median(cpu["new"])))
     print("new/old: %.3f (95 %% interval %.3f to %.3f, %d rounds)" % (
         math.exp(m), math.exp(m - 2 * se), math.exp(m + 2 * se), rounds))
-    if same:
+    if same and body["old"] is None:
+        print("reports: neither build wrote one (exit %d)" % rc["old"])
+    elif same:
         print("reports: identical apart from timings (exit %d)" % rc["old"])
     else:
         print("reports: DIFFER (exit %d vs %d)" % (rc["old"], rc["new"]))

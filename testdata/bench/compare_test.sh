@@ -32,5 +32,8 @@ ok $? "says they differ, with both exit codes"
 
 python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 [ $? -ne 0 ]; ok $? "missing arguments: usage error"
+python3 "$compare" "$msr" "$work/none" "$demo/nas.trace.zst" --rounds 2 >"$work/none.txt" 2>&1
+[ $? -ne 0 ] && grep -q "^compare: cannot run $work/none" "$work/none.txt"
+ok $? "a binary that does not exist: a message, not a traceback"
 echo "1..$n"
 exit $fail
