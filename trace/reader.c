@@ -170,6 +170,11 @@ int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,
 	return reader_next_other(r, ev, err);
 }
 
+bool msr_trace_reader_decompress_ahead(struct msr_trace_reader *r)
+{
+	return msr_source_decompress_ahead(r->src);
+}
+
 enum msr_trace_format msr_trace_reader_format(const struct msr_trace_reader *r)
 {
 	return r->format;

@@ -33,6 +33,15 @@ int msr_source_open_mem(const void *buf, size_t len, const char *name,
 int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
 		    struct msr_error *err);
 
+/*
+ * Decompress ahead in a helper thread from here on (a zstd input only):
+ * the file and the zstd state then belong to the helper, which fills a few
+ * blocks ahead of the reader. Blocks, errors and their order are the same
+ * as without it. Returns false, and stays as it was, for an uncompressed
+ * input or when no thread could be started.
+ */
+bool msr_source_decompress_ahead(struct msr_source *s);
+
 const char *msr_source_path(const struct msr_source *s); /* "-" = stdin */
 bool msr_source_compressed(const struct msr_source *s);
 uint64_t msr_source_bytes_in(const struct msr_source *s);  /* file bytes read */

@@ -10,6 +10,8 @@
  */
 #include "source-internal.h"
 
+#include "ahead-internal.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +24,6 @@
 #define ZIN_BLOCK (1u << 18)
 /* The first read lands in the raw buffer before zstd is detected. */
 _Static_assert(ZIN_BLOCK <= RAW_BLOCK, "the first compressed block must fit the raw buffer");
-#define ZOUT_BLOCK (1u << 20)
-
 struct msr_source {
 	FILE *f;
 	bool is_stdin;
@@ -49,6 +49,8 @@ struct msr_source {
 	const uint8_t *mem;
 	size_t mem_len, mem_pos;
 	size_t block_max; /* 0 = no limit on a read */
+	struct msr_ahead *ahead; /* decompressing in a helper thread, or NULL */
+	uint64_t ahead_bytes_in; /* bytes_in as of the block handed out */
 };
 
 static int io_error(struct msr_source *s, struct msr_error *err, const char *what)
@@ -78,11 +80,12 @@ static int fill(struct msr_source *s, uint8_t *dst, size_t want, size_t *got,
 		size_t r = fread(dst + n, 1, want - n, s->f);
 
 		n += r;
-		if (r == 0) {
-			if (ferror(s->f))
-				return io_error(s, err, "read");
+		/* a read interrupted by a signal after some bytes returns them
+		 * with the error set: stop here too, or the next fread waits */
+		if (ferror(s->f))
+			return io_error(s, err, "read");
+		if (r == 0)
 			s->eof = true;
-		}
 	}
 	s->bytes_in += n;
 	*got = n;
@@ -225,13 +228,10 @@ static int read_raw(struct msr_source *s, const uint8_t **buf, size_t *len,
 		if (rc)
 			return rc;
 	}
-	if (got == 0) {
-		s->done = true;
+	if (got == 0)
 		return MSR_END;
-	}
 	*buf = s->buf;
 	*len = got;
-	s->bytes_out += got;
 	return MSR_OK;
 }
 
@@ -246,10 +246,11 @@ static int zstd_truncated(struct msr_source *s, struct msr_error *err)
 			     (unsigned long long)s->frame_start);
 }
 
-static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
+/* Decompress up to `cap` bytes into dst. */
+static int read_zstd(struct msr_source *s, uint8_t *dst, size_t cap, size_t *len,
 		     struct msr_error *err)
 {
-	ZSTD_outBuffer zout = {s->buf, s->bufcap, 0};
+	ZSTD_outBuffer zout = {dst, cap, 0};
 	int rc;
 
 	while (zout.pos < zout.size) {
@@ -285,21 +286,55 @@ static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
 		/* A frame still expecting input at end of file is cut short. */
 		if (s->zret != 0)
 			return zstd_truncated(s, err);
-		s->done = true;
 		return MSR_END;
 	}
-	*buf = s->buf;
 	*len = zout.pos;
-	s->bytes_out += zout.pos;
 	return MSR_OK;
+}
+
+/* The helper's side: one block, and the file bytes read up to its end. */
+static int ahead_produce(void *ctx, uint8_t *dst, size_t cap, size_t *len,
+			 uint64_t *bytes_in, struct msr_error *err)
+{
+	struct msr_source *s = ctx;
+	int rc = read_zstd(s, dst, cap, len, err);
+
+	*bytes_in = s->bytes_in;
+	return rc;
+}
+
+bool msr_source_decompress_ahead(struct msr_source *s)
+{
+	if (s->ahead)
+		return true;
+	if (!s->compressed || s->done)
+		return false;
+	s->ahead_bytes_in = s->bytes_in;
+	s->ahead = msr_ahead_start(ahead_produce, s);
+	return s->ahead != NULL;
 }
 
 int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
 		    struct msr_error *err)
 {
+	int rc;
+
 	if (s->done)
 		return MSR_END;
-	return s->compressed ? read_zstd(s, buf, len, err) : read_raw(s, buf, len, err);
+	if (s->ahead) {
+		rc = msr_ahead_take(s->ahead, buf, len, &s->ahead_bytes_in, err);
+		if (rc == MSR_AHEAD_EINTR) /* as a read(2) would be */
+			rc = io_error(s, err, "read");
+	} else if (s->compressed) {
+		rc = read_zstd(s, s->buf, s->bufcap, len, err);
+		*buf = s->buf;
+	} else
+		rc = read_raw(s, buf, len, err);
+	if (rc == MSR_OK)
+		s->bytes_out += *len;
+	else if (rc == MSR_END)
+		s->done = true;
+	return rc;
 }
 
 const char *msr_source_path(const struct msr_source *s)
@@ -314,7 +349,7 @@ bool msr_source_compressed(const struct msr_source *s)
 
 uint64_t msr_source_bytes_in(const struct msr_source *s)
 {
-	return s->bytes_in;
+	return s->ahead ? s->ahead_bytes_in : s->bytes_in;
 }
 
 uint64_t msr_source_bytes_out(const struct msr_source *s)
@@ -331,6 +366,7 @@ void msr_source_close(struct msr_source *s)
 {
 	if (!s)
 		return;
+	msr_ahead_stop(s->ahead);
 	if (s->f && !s->is_stdin)
 		fclose(s->f);
 	ZSTD_freeDStream(s->zds);

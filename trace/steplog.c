@@ -1010,6 +1010,11 @@ uint64_t msr_steplog_lines(const struct msr_steplog *log)
 	return log->steps;
 }
 
+bool msr_steplog_decompress_ahead(struct msr_steplog *log)
+{
+	return msr_source_decompress_ahead(log->src);
+}
+
 void msr_steplog_close(struct msr_steplog *log)
 {
 	if (!log)

@@ -307,6 +307,14 @@ int msr_trace_reader_open_mem(const void *buf, size_t len, const char *name,
 int msr_trace_reader_next(struct msr_trace_reader *r, struct msr_event *ev,
 			  struct msr_error *err);
 
+/*
+ * Decompress a zstd trace ahead of the decoder in a helper thread, so that
+ * decompression overlaps the replay on a second core. Events, errors and
+ * their order do not change. Returns false (and changes nothing) for an
+ * uncompressed trace or when no thread could be started.
+ */
+bool msr_trace_reader_decompress_ahead(struct msr_trace_reader *r);
+
 enum msr_trace_format msr_trace_reader_format(const struct msr_trace_reader *r);
 bool msr_trace_reader_compressed(const struct msr_trace_reader *r);
 
@@ -440,6 +448,8 @@ int msr_steplog_remaining(struct msr_steplog *log, unsigned tnum,
 
 /* Step lines (not comments or blank lines) parsed so far. */
 uint64_t msr_steplog_lines(const struct msr_steplog *log);
+/* msr_trace_reader_decompress_ahead for a step log. */
+bool msr_steplog_decompress_ahead(struct msr_steplog *log);
 void msr_steplog_close(struct msr_steplog *log);
 
 #ifdef __cplusplus

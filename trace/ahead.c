@@ -1,0 +1,146 @@
+/*
+ * ahead.c - a helper thread producing blocks ahead of one reader.
+ *
+ * Two counting semaphores hand slots back and forth: `filled` counts blocks
+ * ready for the reader, `space` slots free for the helper. Each side keeps
+ * its own ring index; the semaphores order the slot contents between them.
+ * Semaphores rather than a condition variable so that a signal interrupts
+ * the reader's wait (sem_wait fails with EINTR), as it would a read(2).
+ */
+#include "ahead-internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+
+struct ahead_slot {
+	uint8_t *buf;
+	size_t len;
+	int rc;            /* MSR_OK, or the final status */
+	uint64_t bytes_in;
+	struct msr_error err;
+};
+
+struct msr_ahead {
+	msr_ahead_produce_fn produce;
+	void *ctx;
+	pthread_t thread;
+	sem_t filled, space;
+	bool stop;         /* read and written with atomics */
+	unsigned put;      /* helper: next slot to fill */
+	unsigned get;      /* reader: next slot to take */
+	bool held;         /* reader: slot get - 1 is out, return it first */
+	bool final;        /* reader: slot get holds the final status */
+	struct ahead_slot slot[AHEAD_SLOTS];
+};
+
+static void *ahead_main(void *arg)
+{
+	struct msr_ahead *a = arg;
+	int rc;
+
+	do {
+		struct ahead_slot *sl;
+
+		while (sem_wait(&a->space) && errno == EINTR)
+			;
+		if (__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE))
+			break;
+		sl = &a->slot[a->put++ % AHEAD_SLOTS];
+		msr_error_clear(&sl->err);
+		rc = a->produce(a->ctx, sl->buf, AHEAD_BLOCK, &sl->len, &sl->bytes_in,
+				&sl->err);
+		sl->rc = rc;
+		sem_post(&a->filled);
+	} while (rc == MSR_OK);
+	return NULL;
+}
+
+int msr_ahead_take(struct msr_ahead *a, const uint8_t **buf, size_t *len,
+		   uint64_t *bytes_in, struct msr_error *err)
+{
+	struct ahead_slot *sl;
+
+	if (!a->final) {
+		if (a->held) {
+			a->held = false;
+			sem_post(&a->space);
+		}
+		if (sem_wait(&a->filled))
+			return MSR_AHEAD_EINTR;
+	}
+	sl = &a->slot[a->get % AHEAD_SLOTS];
+	*bytes_in = sl->bytes_in;
+	if (sl->rc != MSR_OK) {
+		a->final = true;
+		if (sl->rc < 0)
+			*err = sl->err;
+		return sl->rc;
+	}
+	a->get++;
+	a->held = true;
+	*buf = sl->buf;
+	*len = sl->len;
+	return MSR_OK;
+}
+
+static void ahead_free(struct msr_ahead *a)
+{
+	for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+		free(a->slot[i].buf);
+	free(a);
+}
+
+struct msr_ahead *msr_ahead_start(msr_ahead_produce_fn produce, void *ctx)
+{
+	struct msr_ahead *a = calloc(1, sizeof(*a));
+	sigset_t all, old;
+	int rc;
+
+	if (!a)
+		return NULL;
+	a->produce = produce;
+	a->ctx = ctx;
+	for (unsigned i = 0; i < AHEAD_SLOTS; i++) {
+		a->slot[i].buf = malloc(AHEAD_BLOCK);
+		if (!a->slot[i].buf) {
+			ahead_free(a);
+			return NULL;
+		}
+	}
+	if (sem_init(&a->filled, 0, 0)) {
+		ahead_free(a);
+		return NULL;
+	}
+	if (sem_init(&a->space, 0, AHEAD_SLOTS)) {
+		sem_destroy(&a->filled);
+		ahead_free(a);
+		return NULL;
+	}
+	/* signals stay with the reader's thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&a->thread, NULL, ahead_main, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		sem_destroy(&a->space);
+		sem_destroy(&a->filled);
+		ahead_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void msr_ahead_stop(struct msr_ahead *a)
+{
+	if (!a)
+		return;
+	__atomic_store_n(&a->stop, true, __ATOMIC_RELEASE);
+	sem_post(&a->space); /* wakes a helper waiting for space */
+	pthread_join(a->thread, NULL);
+	sem_destroy(&a->space);
+	sem_destroy(&a->filled);
+	ahead_free(a);
+}
