@@ -45,6 +45,7 @@ struct check_opts {
 	unsigned nimages;
 	const char *strands, *cycles, *pa;
 	bool no_tso, quiet, fail_fast, bisect;
+	bool no_ahead;  /* --single-thread */
 	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
 	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after;
 	uint64_t maxv, ctx, ctx_before, ctx_after;
@@ -84,6 +85,8 @@ static const char check_help[] =
 	"      --junit FILE        also write a JUnit XML report for CI ('-' = stdout):\n"
 	"                          a testcase per violation kind, failing or passing\n"
 	"      --no-tso            skip the TSO checker pass\n"
+	"      --single-thread     decompress on the replay thread (default: a helper\n"
+	"                          thread per zstd input decompresses ahead of it)\n"
 	"      --strand LIST       report only violations of these strands (e.g. 0-3,13)\n"
 	"      --cycles A:B        report only violations with A <= ts <= B (A: or :B open)\n"
 	"      --pa LO:HI          report only violations touching bytes LO..HI (inclusive)\n"
@@ -122,7 +125,7 @@ static const char check_help[] =
 enum {
 	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
 	OPT_CONTEXT, OPT_CONTEXT_BEFORE, OPT_CONTEXT_AFTER, OPT_BISECT,
-	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_JUNIT,
+	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_JUNIT, OPT_SINGLE_THREAD,
 };
 
 static const struct option check_longopts[] = {
@@ -132,6 +135,7 @@ static const struct option check_longopts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"junit", required_argument, NULL, OPT_JUNIT},
 	{"no-tso", no_argument, NULL, OPT_NO_TSO},
+	{"single-thread", no_argument, NULL, OPT_SINGLE_THREAD},
 	{"strand", required_argument, NULL, OPT_STRAND},
 	{"cycles", required_argument, NULL, OPT_CYCLES},
 	{"pa", required_argument, NULL, OPT_PA},
@@ -170,6 +174,7 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			o->images[o->nimages++] = optarg;
 			break;
 		case OPT_NO_TSO: o->no_tso = true; break;
+		case OPT_SINGLE_THREAD: o->no_ahead = true; break;
 		case OPT_STRAND: o->strands = optarg; break;
 		case OPT_CYCLES: o->cycles = optarg; break;
 		case OPT_PA: o->pa = optarg; break;
@@ -341,6 +346,11 @@ static int setup_pipeline(struct check_run *run, struct msr_error *err)
 	    (rc = msr_steplog_open(run->o.steps, msr_config_strands(&run->cfg),
 				   run->cfg.step_lookahead, &run->log, err)))
 		return rc;
+	if (!run->o.no_ahead) {
+		msr_trace_reader_decompress_ahead(run->rd);
+		if (run->log)
+			msr_steplog_decompress_ahead(run->log);
+	}
 	if (!run->o.no_tso && (rc = msr_tso_create(&run->cfg, &tsink, &run->tso, err)))
 		return rc;
 	if ((rc = msr_engine_create(&run->cfg, &esink, &run->eng, err)))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The README's demo: check must exit 1 and report exactly the fault that
-# expect.yaml names (kind among `accept`, strand, iseq, pa), nothing else.
+# expect.yaml names (kind among `accept`, strand, iseq, pa), nothing else;
+# decompressing on the replay's thread (--single-thread) reports the same.
 set -u
 bin=$1; dir=$2
 out=$(mktemp -d)
@@ -21,3 +22,12 @@ assert int(v["pa"], 16) == int(e["pa"], 16), f"pa {v['pa']} != {e['pa']}"
 assert v.get("proof"), "no proof cycle"
 print("demo: reported", v["kind"], "strand", v["strand"], "iseq", v["iseq"])
 PY
+[ $? -eq 0 ] || exit 1
+"$bin" check "$dir/nas.trace.zst" --steps "$dir/steps.log.zst" -o "$out/s.yaml" -q --single-thread
+rc=$?
+if [ $rc -ne 1 ]; then echo "check --single-thread exited $rc, expected 1"; exit 1; fi
+untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1"; }
+if ! diff <(untimed "$out/r.yaml") <(untimed "$out/s.yaml") >"$out/d.txt"; then
+	echo "check --single-thread reported otherwise:"; cat "$out/d.txt"; exit 1
+fi
+echo "demo: the same report with --single-thread"
