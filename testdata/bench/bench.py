@@ -12,9 +12,13 @@ commands (in reverse order every second round) and repeating each round:
 
 Every command runs alone (never two at once); its CPU time (user+sys) and
 peak RSS come from wait4(2), its wall time from a monotonic clock. The table
-shows the median of the repeats, events per CPU second, the ratio check/floor
-and the scaling ratio of each size against the smallest one. CPU time is the
-figure to compare on a busy machine: wall time includes waiting for a core.
+shows the median of the repeats, events per CPU second, the ratios
+check/floor in CPU time (x_floor) and in wall time (xw_floor) and the scaling
+ratio of each size against the smallest one. CPU time is the figure to
+compare on a busy machine: wall time includes waiting for a core. `check`
+decompresses on a helper thread, so its wall time can be below its CPU time
+when a second core is free; xw_floor is the figure for one replay's latency,
+x_floor for a farm's throughput (every core busy).
 
 It only reads the binaries it is given and writes under the work directory,
 which it removes at the end unless MSR_BENCH_KEEP=1.
@@ -160,15 +164,16 @@ def report(traces, results, repeat):
     print()
     print("medians of %d rounds; cpu = user+sys of the process; "
           "ev/s = events per cpu second" % repeat)
-    print("%-7s %10s %-7s %8s %8s %10s %9s %7s %7s" % (
+    print("%-7s %10s %-7s %8s %8s %10s %9s %7s %8s %7s" % (
         "shape", "events", "command", "wall_s", "cpu_s", "ev/s",
-        "rss_MiB", "x_floor", "x_size"))
+        "rss_MiB", "x_floor", "xw_floor", "x_size"))
     smallest = {}
     for t in traces:
         smallest.setdefault(t["variant"], t["events"])
     for t in traces:
         v, n = t["variant"], t["events"]
         floor = statistics.median(c for _, c, _ in results[(v, n, "floor")])
+        wfloor = statistics.median(w for w, _, _ in results[(v, n, "floor")])
         for name in ("floor", "stat", "no-tso", "check"):
             rows = results[(v, n, name)]
             wall = statistics.median(w for w, _, _ in rows)
@@ -179,11 +184,13 @@ def report(traces, results, repeat):
             if base and n != smallest[v]:
                 bcpu = statistics.median(c for _, c, _ in base)
                 scale = "%.2f" % (cpu / bcpu) if bcpu else "-"
-            print("%-7s %10d %-7s %8.2f %8.2f %10.0f %9.1f %7.2f %7s" % (
+            print("%-7s %10d %-7s %8.2f %8.2f %10.0f %9.1f %7.2f %8.2f %7s" % (
                 v, n, name, wall, cpu, n / cpu if cpu else 0, rss,
-                cpu / floor if floor else 0, scale))
+                cpu / floor if floor else 0, wall / wfloor if wfloor else 0,
+                scale))
     print()
-    print("x_floor = cpu / cpu(floor) of the same trace; x_size = cpu / "
+    print("x_floor = cpu / cpu(floor) of the same trace; xw_floor = wall / "
+          "wall(floor); x_size = cpu / "
           "cpu at the smallest size of the shape (events ratio: %s)" %
           ", ".join("%s %.2f" % (t["variant"], t["events"] /
                                   [u for u in traces if u["variant"] ==

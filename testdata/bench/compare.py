@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare two msync-replay builds on one trace: CPU time and report.
+"""Compare two msync-replay builds on one trace: CPU and wall time, report.
 
 usage: compare.py OLD NEW TRACE [STEPS] [--rounds N] [-- CHECK-OPTIONS...]
 
@@ -7,14 +7,17 @@ Runs `BIN check TRACE [--steps STEPS] CHECK-OPTIONS -q -o REPORT` for both
 binaries, one process at a time, for N rounds (default 8). Each round runs
 the two back to back, in the order OLD NEW on odd rounds and NEW OLD on
 even ones, so that slow drift of the machine hits both alike. It prints the
-median CPU seconds (user + sys) of each, and the ratio NEW / OLD as the
-geometric mean of the per-round ratios with a 95 % interval (+-2 standard
-errors): an interval that contains 1.00 means no difference this machine
+median CPU seconds (user + sys, all threads) and wall seconds of each, and
+for both the ratio NEW / OLD as the geometric mean of the per-round ratios
+with a 95 % interval (+-2 standard errors): an interval that contains 1.00 means no difference this machine
 can show, and one that does not is worth a second run at another time (see
 docs/performance.md, "Comparing two builds"). It also checks that both builds wrote the same report apart from
 the timing fields and exited with the same code, and exits 1 if not.
 
-CPU time comes from wait4(2) for each child; peak RSS is bench.py's job.
+CPU time comes from wait4(2) for each child, wall time from a monotonic
+clock around it; peak RSS is bench.py's job. OLD and NEW may be the same
+binary: options for only one of them go in MSR_COMPARE_OLD_OPTS and
+MSR_COMPARE_NEW_OPTS (split on spaces), e.g. NEW_OPTS=--single-thread.
 """
 
 import math
@@ -23,12 +26,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
 
 def run(argv):
-    """Run one command alone; return (exit code, CPU seconds)."""
+    """Run one command alone; return (exit code, CPU seconds, wall
+    seconds)."""
+    t0 = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -36,7 +42,7 @@ def run(argv):
         sys.exit("compare: cannot run %s: %s" % (argv[0], e.strerror))
     _, status, ru = os.wait4(proc.pid, 0)  # the child's own rusage
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
-    return proc.returncode, ru.ru_utime + ru.ru_stime
+    return proc.returncode, ru.ru_utime + ru.ru_stime, time.monotonic() - t0
 
 
 def parse_args(argv):
@@ -70,35 +76,52 @@ def report_body(path):
         return None
 
 
+def log_ratio(a, b):
+    return math.log(b / a) if a > 0 and b > 0 else 0.0
+
+
+def print_ratio(what, ratios):
+    m = statistics.mean(ratios)
+    se = statistics.stdev(ratios) / math.sqrt(len(ratios))
+    print("new/old %s: %.3f (95 %% interval %.3f to %.3f, %d rounds)" % (
+        what, math.exp(m), math.exp(m - 2 * se), math.exp(m + 2 * se),
+        len(ratios)))
+
+
 def main():
     old, new, trace, steps, rounds, extra = parse_args(sys.argv[1:])
+    own = {k: os.environ.get("MSR_COMPARE_%s_OPTS" % k.upper(), "").split()
+           for k in ("old", "new")}
     cpu = {"old": [], "new": []}
-    ratios = []
+    wall = {"old": [], "new": []}
+    ratios, wall_ratios = [], []
     with tempfile.TemporaryDirectory(prefix="msr-compare-") as work:
         out = {k: os.path.join(work, k + ".yaml") for k in cpu}
         rc = {}
         for r in range(rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
-            got = {}
+            got, gotw = {}, {}
             for k in order:
                 argv = [old if k == "old" else new, "check", trace]
                 if steps:
                     argv += ["--steps", steps]
-                argv += extra + ["-q", "-o", out[k]]
-                rc[k], got[k] = run(argv)
+                argv += extra + own[k] + ["-q", "-o", out[k]]
+                rc[k], got[k], gotw[k] = run(argv)
                 cpu[k].append(got[k])
-            ratios.append(math.log(got["new"] / got["old"])
-                          if got["old"] > 0 and got["new"] > 0 else 0.0)
-            print("round %d/%d: old %.2f s, new %.2f s" % (
-                r + 1, rounds, got["old"], got["new"]), flush=True)
+                wall[k].append(gotw[k])
+            ratios.append(log_ratio(got["old"], got["new"]))
+            wall_ratios.append(log_ratio(gotw["old"], gotw["new"]))
+            print("round %d/%d: old %.2f s CPU %.2f s wall, new %.2f s CPU "
+                  "%.2f s wall" % (r + 1, rounds, got["old"], gotw["old"],
+                                   got["new"], gotw["new"]), flush=True)
         body = {k: report_body(out[k]) for k in out}
         same = rc["old"] == rc["new"] and body["old"] == body["new"]
-    m = statistics.mean(ratios)
-    se = statistics.stdev(ratios) / math.sqrt(len(ratios))
-    print("old  %s: median %.3f s CPU" % (old, statistics.median(cpu["old"])))
-    print("new  %s: median %.3f s CPU" % (new, statistics.median(cpu["new"])))
-    print("new/old: %.3f (95 %% interval %.3f to %.3f, %d rounds)" % (
-        math.exp(m), math.exp(m - 2 * se), math.exp(m + 2 * se), rounds))
+    for k, b in (("old", old), ("new", new)):
+        print("%s  %s: median %.3f s CPU, %.3f s wall" % (
+            k, " ".join([b] + own[k]), statistics.median(cpu[k]),
+            statistics.median(wall[k])))
+    print_ratio("CPU", ratios)
+    print_ratio("wall", wall_ratios)
     if same and body["old"] is None:
         print("reports: neither build wrote one (exit %d)" % rc["old"])
     elif same:

@@ -17,8 +17,9 @@ python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" "$demo/steps.log.zst" \
 ok $? "one build against itself: exit 0"
 grep -q '^reports: identical apart from timings (exit 1)$' "$work/same.txt"
 ok $? "says the reports are identical and names check's exit code"
-grep -Eq '^new/old: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt"
-ok $? "prints the ratio with its interval"
+grep -Eq '^new/old CPU: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt" &&
+	grep -Eq '^new/old wall: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt"
+ok $? "prints the CPU and wall ratios with their intervals"
 [ "$(grep -c '^round ' "$work/same.txt")" -eq 2 ]
 ok $? "runs the rounds asked for"
 
@@ -29,6 +30,11 @@ python3 "$compare" "$msr" "$work/no-tso" "$demo/nas.trace.zst" "$demo/steps.log.
 [ $? -eq 1 ]; ok $? "a build with another report: exit 1"
 grep -q '^reports: DIFFER (exit 1 vs 0)$' "$work/differ.txt"
 ok $? "says they differ, with both exit codes"
+
+MSR_COMPARE_NEW_OPTS=--no-tso python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" \
+	"$demo/steps.log.zst" --rounds 2 >"$work/opts.txt" 2>&1
+[ $? -eq 1 ] && grep -q "^new  $msr --no-tso: median" "$work/opts.txt"
+ok $? "MSR_COMPARE_NEW_OPTS: options for one side only, named in the output"
 
 python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 [ $? -ne 0 ]; ok $? "missing arguments: usage error"
