@@ -4,6 +4,9 @@
  * and write the violation report (YAML; JUnit too with --junit).
  *
  * Pipeline: trace reader -> event history + engine -> TSO pass -> report.
+ * Unless --single-thread or --fail-fast, the event history, the TSO pass and
+ * the report run on a second thread that gets the engine's output in order
+ * (check_pipe.c), and the zstd inputs are decompressed on helper threads.
  * This file only parses options, wires the modules, prints at most five
  * summary lines on stderr and picks the exit code (0 clean, 1 violations,
  * 2 unusable input or usage error, 125 instead of 2 with --bisect). Once
@@ -13,6 +16,7 @@
  * always sees every event.
  */
 #include "check-many-internal.h"
+#include "check-pipe-internal.h"
 #include "checker.h"
 #include "cmd.h"
 #include "msr_version.h"
@@ -60,6 +64,7 @@ struct check_run {
 	struct msr_report *rep;
 	struct msr_engine *eng;
 	struct msr_tso *tso;
+	struct cpipe *pipe; /* history, TSO pass and report on a second thread */
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -85,8 +90,9 @@ static const char check_help[] =
 	"      --junit FILE        also write a JUnit XML report for CI ('-' = stdout):\n"
 	"                          a testcase per violation kind, failing or passing\n"
 	"      --no-tso            skip the TSO checker pass\n"
-	"      --single-thread     decompress on the replay thread (default: a helper\n"
-	"                          thread per zstd input decompresses ahead of it)\n"
+	"      --single-thread     everything on one thread (default: the TSO pass and\n"
+	"                          the report on a second one, fed in order, and zstd\n"
+	"                          inputs decompressed ahead; the report is the same)\n"
 	"      --strand LIST       report only violations of these strands (e.g. 0-3,13)\n"
 	"      --cycles A:B        report only violations with A <= ts <= B (A: or :B open)\n"
 	"      --pa LO:HI          report only violations touching bytes LO..HI (inclusive)\n"
@@ -264,6 +270,50 @@ static void on_op(void *ctx, const struct msr_op *op)
 		msr_tso_add_op(run->tso, op);
 }
 
+static void on_event(void *ctx, const struct msr_event *ev)
+{
+	struct check_run *run = ctx;
+
+	msr_history_add(run->hist, ev);
+	msr_report_observe(run->rep, ev);
+}
+
+/* The engine's sink: straight to the TSO pass and the report, or through
+ * the pipe to them on its thread. */
+static void eng_commit(void *ctx, const struct msr_commit *c)
+{
+	struct check_run *run = ctx;
+
+	if (!run->tso)
+		return;
+	if (run->pipe)
+		cpipe_commit(run->pipe, c);
+	else
+		msr_tso_add_commit(run->tso, c);
+}
+
+static void eng_op(void *ctx, const struct msr_op *op)
+{
+	struct check_run *run = ctx;
+
+	if (!run->tso)
+		return;
+	if (run->pipe)
+		cpipe_op(run->pipe, op);
+	else
+		msr_tso_add_op(run->tso, op);
+}
+
+static void eng_violation(void *ctx, const struct msr_violation *v)
+{
+	struct check_run *run = ctx;
+
+	if (run->pipe)
+		cpipe_violation(run->pipe, v);
+	else
+		on_violation(ctx, v);
+}
+
 static int steps_next(void *ctx, unsigned tnum, struct msr_step *step,
 		      struct msr_error *err)
 {
@@ -331,7 +381,7 @@ static int setup_config(struct check_run *run, struct msr_report_filter *f,
 /* Open inputs and create the pipeline. Errors here are unusable input. */
 static int setup_pipeline(struct check_run *run, struct msr_error *err)
 {
-	struct msr_engine_sink esink = {run, on_commit, on_op, on_violation};
+	struct msr_engine_sink esink = {run, eng_commit, eng_op, eng_violation};
 	struct msr_engine_sink tsink = {run, NULL, NULL, on_violation};
 	struct msr_trace_opts topts;
 	int rc;
@@ -455,8 +505,10 @@ static void replay(struct check_run *run, struct msr_error *err)
 				note_error(run, err);
 			break;
 		}
-		msr_history_add(run->hist, &ev);
-		msr_report_observe(run->rep, &ev);
+		if (run->pipe)
+			cpipe_event(run->pipe, &ev);
+		else
+			on_event(run, &ev);
 		rc = msr_engine_apply(run->eng, &ev, err);
 		if (rc < 0) {
 			note_error(run, err);
@@ -485,6 +537,8 @@ static void finish(struct check_run *run, struct msr_error *err)
 	msr_error_clear(err);
 	if (msr_engine_finish(run->eng, run->sum.complete, err) < 0 && !run->unusable)
 		note_error(run, err);
+	cpipe_finish(run->pipe); /* the rest runs here, as without the pipe */
+	run->pipe = NULL;
 	if (run->tso && msr_tso_finish(run->tso, err) < 0 && !run->unusable)
 		note_error(run, err);
 	msr_engine_get_stats(run->eng, &es);
@@ -596,6 +650,7 @@ static void print_summary(const struct check_run *run)
 
 static void teardown(struct check_run *run)
 {
+	cpipe_finish(run->pipe);
 	if (run->eng)
 		msr_engine_destroy(run->eng);
 	if (run->tso)
@@ -653,6 +708,12 @@ int msr_cmd_check(int argc, char **argv)
 		else
 			note_error(&run, &err);
 	} else {
+		if (!run.o.no_ahead && !run.o.fail_fast) {
+			struct cpipe_sink ps = {&run, on_event, on_commit, on_op,
+						on_violation};
+
+			run.pipe = cpipe_start(&ps);
+		}
 		replay(&run, &err);
 		finish(&run, &err);
 	}

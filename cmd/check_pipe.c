@@ -1,0 +1,260 @@
+/*
+ * check_pipe.c - queue the engine's output to a helper thread, in order.
+ *
+ * Records are 8-byte aligned: a header (type, count, length) and a payload
+ * holding only the bytes in use: an event without its unused payload bytes,
+ * an operation's blocks without their unused read sources. The producer
+ * fills one chunk at a time and publishes it whole; two counting semaphores
+ * (`filled`, `space`) pass chunks back and forth and order their contents.
+ */
+#include "check-pipe-internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REC_EVENT = 1, REC_COMMIT, REC_OP, REC_VIOLATION, REC_END };
+
+struct rec {
+	uint16_t type;
+	uint16_t count;  /* REC_OP: blocks */
+	uint32_t len;    /* bytes of payload (a multiple of 8) */
+};
+
+#define EV_FIXED offsetof(struct msr_event, bytes)
+#define OP_FIXED offsetof(struct msr_op, blk)
+#define BLK_FIXED offsetof(struct msr_op_block, rf)
+
+struct cpipe {
+	struct cpipe_sink sink;
+	pthread_t thread;
+	sem_t filled, space;
+	uint8_t *chunk[CPIPE_CHUNKS];
+	size_t used[CPIPE_CHUNKS]; /* bytes of each published chunk */
+	/* producer */
+	unsigned put;
+	uint8_t *w, *wend;
+	/* helper: the records are rebuilt here (the sink may keep nothing) */
+	struct msr_event ev;
+	struct msr_op op;
+};
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static void wait_sem(sem_t *s)
+{
+	while (sem_wait(s) && errno == EINTR)
+		;
+}
+
+static void publish(struct cpipe *p)
+{
+	p->used[p->put % CPIPE_CHUNKS] =
+		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
+	sem_post(&p->filled);
+	p->put++;
+	wait_sem(&p->space);
+	p->w = p->chunk[p->put % CPIPE_CHUNKS];
+	p->wend = p->w + CPIPE_CHUNK;
+}
+
+/* Room for a record of `len` payload bytes; returns its payload. */
+static uint8_t *reserve(struct cpipe *p, unsigned type, unsigned count, size_t len)
+{
+	struct rec *h;
+
+	if ((size_t)(p->wend - p->w) < sizeof(*h) + len)
+		publish(p);
+	h = (struct rec *)(void *)p->w;
+	h->type = (uint16_t)type;
+	h->count = (uint16_t)count;
+	h->len = (uint32_t)len;
+	p->w += sizeof(*h) + len;
+	return (uint8_t *)(h + 1);
+}
+
+void cpipe_event(struct cpipe *p, const struct msr_event *ev)
+{
+	uint8_t *d = reserve(p, REC_EVENT, 0, round8(EV_FIXED + ev->nbytes));
+
+	memcpy(d, ev, EV_FIXED);
+	if (ev->nbytes)
+		memcpy(d + EV_FIXED, ev->bytes, ev->nbytes);
+}
+
+void cpipe_commit(struct cpipe *p, const struct msr_commit *c)
+{
+	memcpy(reserve(p, REC_COMMIT, 0, round8(sizeof(*c))), c, sizeof(*c));
+}
+
+static size_t blk_bytes(const struct msr_op_block *b)
+{
+	return BLK_FIXED + b->nrf * sizeof(b->rf[0]) + sizeof(b->data_event);
+}
+
+void cpipe_op(struct cpipe *p, const struct msr_op *op)
+{
+	size_t len = OP_FIXED;
+	uint8_t *d;
+
+	for (unsigned i = 0; i < op->nblocks; i++)
+		len += blk_bytes(&op->blk[i]);
+	d = reserve(p, REC_OP, op->nblocks, round8(len));
+	memcpy(d, op, OP_FIXED);
+	d += OP_FIXED;
+	for (unsigned i = 0; i < op->nblocks; i++) {
+		const struct msr_op_block *b = &op->blk[i];
+		size_t nrf = b->nrf * sizeof(b->rf[0]);
+
+		memcpy(d, b, BLK_FIXED);
+		memcpy(d + BLK_FIXED, b->rf, nrf);
+		memcpy(d + BLK_FIXED + nrf, &b->data_event, sizeof(b->data_event));
+		d += blk_bytes(b);
+	}
+}
+
+void cpipe_violation(struct cpipe *p, const struct msr_violation *v)
+{
+	memcpy(reserve(p, REC_VIOLATION, 0, round8(sizeof(*v))), v, sizeof(*v));
+}
+
+static void deliver_op(struct cpipe *p, const uint8_t *d, unsigned nblocks)
+{
+	struct msr_op *op = &p->op;
+
+	memcpy(op, d, OP_FIXED);
+	d += OP_FIXED;
+	for (unsigned i = 0; i < nblocks; i++) {
+		struct msr_op_block *b = &op->blk[i];
+		size_t nrf;
+
+		memcpy(b, d, BLK_FIXED);
+		nrf = b->nrf * sizeof(b->rf[0]);
+		memcpy(b->rf, d + BLK_FIXED, nrf);
+		memcpy(&b->data_event, d + BLK_FIXED + nrf, sizeof(b->data_event));
+		d += blk_bytes(b);
+	}
+	p->sink.op(p->sink.ctx, op);
+}
+
+/* Hand one chunk's records to the sink; false at the end record. */
+static bool deliver(struct cpipe *p, const uint8_t *d, size_t n)
+{
+	const uint8_t *end = d + n;
+	struct msr_commit c;
+
+	while (d < end) {
+		const struct rec *h = (const struct rec *)(const void *)d;
+		const uint8_t *pl = (const uint8_t *)(h + 1);
+
+		switch (h->type) {
+		case REC_EVENT:
+			memcpy(&p->ev, pl, EV_FIXED);
+			if (p->ev.nbytes)
+				memcpy(p->ev.bytes, pl + EV_FIXED, p->ev.nbytes);
+			p->sink.event(p->sink.ctx, &p->ev);
+			break;
+		case REC_COMMIT:
+			memcpy(&c, pl, sizeof(c));
+			p->sink.commit(p->sink.ctx, &c);
+			break;
+		case REC_OP:
+			deliver_op(p, pl, h->count);
+			break;
+		case REC_VIOLATION:
+			/* rare and large: read in place (8-aligned) */
+			p->sink.violation(p->sink.ctx,
+					  (const struct msr_violation *)(const void *)pl);
+			break;
+		default:
+			return false;
+		}
+		d = pl + h->len;
+	}
+	return true;
+}
+
+static void *helper_main(void *arg)
+{
+	struct cpipe *p = arg;
+	bool more = true;
+
+	for (unsigned get = 0; more; get++) {
+		unsigned k = get % CPIPE_CHUNKS;
+
+		wait_sem(&p->filled);
+		more = deliver(p, p->chunk[k], p->used[k]);
+		sem_post(&p->space);
+	}
+	return NULL;
+}
+
+static void pipe_free(struct cpipe *p)
+{
+	for (unsigned i = 0; i < CPIPE_CHUNKS; i++)
+		free(p->chunk[i]);
+	free(p);
+}
+
+struct cpipe *cpipe_start(const struct cpipe_sink *sink)
+{
+	struct cpipe *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	int rc;
+
+	if (!p)
+		return NULL;
+	p->sink = *sink;
+	for (unsigned i = 0; i < CPIPE_CHUNKS; i++) {
+		/* 8-aligned records need an 8-aligned chunk: malloc's is */
+		p->chunk[i] = malloc(CPIPE_CHUNK);
+		if (!p->chunk[i]) {
+			pipe_free(p);
+			return NULL;
+		}
+	}
+	if (sem_init(&p->filled, 0, 0)) {
+		pipe_free(p);
+		return NULL;
+	}
+	if (sem_init(&p->space, 0, CPIPE_CHUNKS - 1)) {
+		sem_destroy(&p->filled);
+		pipe_free(p);
+		return NULL;
+	}
+	/* the producer holds chunk 0 from the start */
+	p->w = p->chunk[0];
+	p->wend = p->w + CPIPE_CHUNK;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->thread, NULL, helper_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		sem_destroy(&p->space);
+		sem_destroy(&p->filled);
+		pipe_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void cpipe_finish(struct cpipe *p)
+{
+	if (!p)
+		return;
+	reserve(p, REC_END, 0, 0);
+	p->used[p->put % CPIPE_CHUNKS] =
+		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
+	sem_post(&p->filled);
+	pthread_join(p->thread, NULL);
+	sem_destroy(&p->space);
+	sem_destroy(&p->filled);
+	pipe_free(p);
+}

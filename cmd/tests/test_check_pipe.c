@@ -1,0 +1,242 @@
+/*
+ * test_check_pipe.c - the check pipe hands the sink every record, in order
+ * and with its contents, across many chunks: events with and without
+ * payload bytes, operations of 1 to 8 blocks with 0 to 8 read sources,
+ * commits and (large) violations; an empty pipe; two pipes at once.
+ */
+#include <criterion/criterion.h>
+
+#include "check-pipe-internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_EVENT = 1, K_COMMIT, K_OP, K_VIOL };
+
+/* What the sink saw, as (kind, key) pairs, and content mismatches. */
+struct seen {
+	size_t n, cap;
+	uint64_t *key;
+	uint8_t *kind;
+	unsigned bad;
+};
+
+static void note(struct seen *s, uint8_t kind, uint64_t key)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->key = realloc(s->key, s->cap * sizeof(*s->key));
+		s->kind = realloc(s->kind, s->cap);
+		cr_assert(s->key && s->kind);
+	}
+	s->key[s->n] = key;
+	s->kind[s->n++] = kind;
+}
+
+/* Deterministic contents from a record's number. */
+static void make_event(uint64_t i, struct msr_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->index = i;
+	ev->offset = i * 7;
+	ev->pa = i * 0x40;
+	ev->data = ~i;
+	ev->ts = (uint32_t)i;
+	ev->code = (uint16_t)(i % 40);
+	ev->tnum = (uint8_t)(i % 64);
+	ev->nbytes = (uint8_t)(i % 5 == 0 ? 64 : i % 3);
+	for (unsigned k = 0; k < ev->nbytes; k++)
+		ev->bytes[k] = (uint8_t)(i + k);
+}
+
+static void make_op(uint64_t i, struct msr_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = (uint8_t)(i % 4);
+	op->strand = (uint8_t)(i % 64);
+	op->iseq = i;
+	op->pc = i * 4;
+	op->event = i;
+	op->nblocks = (uint8_t)(1 + i % MSR_OP_MAX_BLOCKS);
+	for (unsigned b = 0; b < op->nblocks; b++) {
+		struct msr_op_block *k = &op->blk[b];
+
+		k->pa8 = i * 64 + 8 * b;
+		k->mask = (uint8_t)(0xFF >> (b % 8));
+		k->load[b % 8] = (uint8_t)i;
+		k->store[7 - b % 8] = (uint8_t)~i;
+		k->sseq = i + b;
+		k->nrf = (uint8_t)((i + b) % 9);
+		for (unsigned r = 0; r < k->nrf; r++) {
+			k->rf[r].kind = (uint8_t)(r % 4);
+			k->rf[r].mask = (uint8_t)(1u << r);
+			k->rf[r].co = i * 8 + r;
+			k->rf[r].sseq = r;
+		}
+		k->data_event = i + 1000 * b;
+	}
+}
+
+static void s_event(void *ctx, const struct msr_event *ev)
+{
+	struct seen *s = ctx;
+	struct msr_event want;
+
+	make_event(ev->index, &want);
+	if (memcmp(ev, &want, offsetof(struct msr_event, bytes)) ||
+	    memcmp(ev->bytes, want.bytes, want.nbytes))
+		s->bad++;
+	note(s, K_EVENT, ev->index);
+}
+
+static void s_commit(void *ctx, const struct msr_commit *c)
+{
+	struct seen *s = ctx;
+
+	if (c->pa8 != c->co * 8 || c->data[7] != (uint8_t)c->co)
+		s->bad++;
+	note(s, K_COMMIT, c->co);
+}
+
+static void s_op(void *ctx, const struct msr_op *op)
+{
+	struct seen *s = ctx;
+	struct msr_op want;
+
+	make_op(op->iseq, &want);
+	if (memcmp(op, &want, offsetof(struct msr_op, blk)))
+		s->bad++;
+	for (unsigned b = 0; b < want.nblocks; b++) {
+		const struct msr_op_block *x = &op->blk[b], *y = &want.blk[b];
+
+		if (x->pa8 != y->pa8 || x->mask != y->mask || x->sseq != y->sseq ||
+		    x->nrf != y->nrf || x->data_event != y->data_event ||
+		    memcmp(x->load, y->load, 8) || memcmp(x->store, y->store, 8) ||
+		    memcmp(x->rf, y->rf, y->nrf * sizeof(y->rf[0])))
+			s->bad++;
+	}
+	note(s, K_OP, op->iseq);
+}
+
+static void s_viol(void *ctx, const struct msr_violation *v)
+{
+	struct seen *s = ctx;
+	char want[sizeof(v->message)];
+
+	snprintf(want, sizeof(want), "violation %llu", (unsigned long long)v->iseq);
+	if (strcmp(v->message, want) || v->proof[MSR_PROOF_MAX - 1].iseq != v->iseq)
+		s->bad++;
+	note(s, K_VIOL, v->iseq);
+}
+
+/* Push n records of mixed kinds; returns the expected sequence. */
+static void push_mixed(struct cpipe *p, size_t n, struct seen *want)
+{
+	struct msr_event ev;
+	struct msr_op op;
+	struct msr_commit c;
+	struct msr_violation *v = calloc(1, sizeof(*v));
+
+	cr_assert(v);
+	for (uint64_t i = 0; i < n; i++) {
+		switch (i % 7) {
+		case 0: case 2: case 4:
+			make_event(i, &ev);
+			cpipe_event(p, &ev);
+			note(want, K_EVENT, i);
+			break;
+		case 1: case 5:
+			make_op(i, &op);
+			cpipe_op(p, &op);
+			note(want, K_OP, i);
+			break;
+		case 3:
+			memset(&c, 0, sizeof(c));
+			c.co = i;
+			c.pa8 = i * 8;
+			c.data[7] = (uint8_t)i;
+			cpipe_commit(p, &c);
+			note(want, K_COMMIT, i);
+			break;
+		default:
+			if (i % 700 != 6)
+				break;
+			memset(v, 0, sizeof(*v));
+			v->iseq = i;
+			v->proof[MSR_PROOF_MAX - 1].iseq = i;
+			snprintf(v->message, sizeof(v->message), "violation %llu",
+				 (unsigned long long)i);
+			cpipe_violation(p, v);
+			note(want, K_VIOL, i);
+			break;
+		}
+	}
+	free(v);
+}
+
+static void expect_same(const struct seen *got, const struct seen *want)
+{
+	cr_assert_eq(got->bad, 0, "%u records with other contents", got->bad);
+	cr_assert_eq(got->n, want->n);
+	for (size_t i = 0; i < want->n; i++) {
+		cr_assert_eq(got->kind[i], want->kind[i], "record %zu", i);
+		cr_assert_eq(got->key[i], want->key[i], "record %zu", i);
+	}
+}
+
+static void seen_free(struct seen *s)
+{
+	free(s->key);
+	free(s->kind);
+}
+
+Test(check_pipe, every_record_in_order_across_chunks)
+{
+	struct seen got = {0}, want = {0};
+	struct cpipe_sink sink = {&got, s_event, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink);
+
+	cr_assert(p);
+	/* about 50 MB of records: the ring of chunks wraps dozens of times */
+	push_mixed(p, 200000, &want);
+	cpipe_finish(p);
+	expect_same(&got, &want);
+	seen_free(&got);
+	seen_free(&want);
+}
+
+Test(check_pipe, empty_pipe_finishes)
+{
+	struct seen got = {0};
+	struct cpipe_sink sink = {&got, s_event, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink);
+
+	cr_assert(p);
+	cpipe_finish(p);
+	cr_assert_eq(got.n, 0);
+	cpipe_finish(NULL);
+}
+
+Test(check_pipe, two_pipes_at_once)
+{
+	struct seen got[2] = {{0}}, want[2] = {{0}};
+	struct cpipe *p[2];
+
+	for (int k = 0; k < 2; k++) {
+		struct cpipe_sink sink = {&got[k], s_event, s_commit, s_op, s_viol};
+
+		p[k] = cpipe_start(&sink);
+		cr_assert(p[k]);
+	}
+	push_mixed(p[0], 30000, &want[0]);
+	push_mixed(p[1], 50000, &want[1]);
+	push_mixed(p[0], 10, &want[0]);
+	cpipe_finish(p[1]);
+	cpipe_finish(p[0]);
+	for (int k = 0; k < 2; k++) {
+		expect_same(&got[k], &want[k]);
+		seen_free(&got[k]);
+		seen_free(&want[k]);
+	}
+}
