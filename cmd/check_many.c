@@ -356,6 +356,10 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 	if (!m->n)
 		return msr_cli_usage_error("check", m->list ? "%s: no traces in the list" :
 					   "missing TRACE argument", m->list);
+	/* a replay's helper threads keep up to two cores busy: use them only
+	 * while the traces replayed at once leave that many */
+	if (2 * (size_t)(m->jobs < m->n ? m->jobs : m->n) > online_cpus())
+		add_pass(m, "single-thread", NULL);
 	return complete_plan(m);
 }
 
