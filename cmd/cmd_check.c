@@ -49,7 +49,7 @@ struct check_opts {
 	unsigned nimages;
 	const char *strands, *cycles, *pa;
 	bool no_tso, quiet, fail_fast, bisect;
-	bool no_ahead;  /* --single-thread */
+	bool single_thread;
 	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
 	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after;
 	uint64_t maxv, ctx, ctx_before, ctx_after;
@@ -180,7 +180,7 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			o->images[o->nimages++] = optarg;
 			break;
 		case OPT_NO_TSO: o->no_tso = true; break;
-		case OPT_SINGLE_THREAD: o->no_ahead = true; break;
+		case OPT_SINGLE_THREAD: o->single_thread = true; break;
 		case OPT_STRAND: o->strands = optarg; break;
 		case OPT_CYCLES: o->cycles = optarg; break;
 		case OPT_PA: o->pa = optarg; break;
@@ -396,7 +396,7 @@ static int setup_pipeline(struct check_run *run, struct msr_error *err)
 	    (rc = msr_steplog_open(run->o.steps, msr_config_strands(&run->cfg),
 				   run->cfg.step_lookahead, &run->log, err)))
 		return rc;
-	if (!run->o.no_ahead) {
+	if (!run->o.single_thread) {
 		msr_trace_reader_decompress_ahead(run->rd);
 		if (run->log)
 			msr_steplog_decompress_ahead(run->log);
@@ -708,7 +708,7 @@ int msr_cmd_check(int argc, char **argv)
 		else
 			note_error(&run, &err);
 	} else {
-		if (!run.o.no_ahead && !run.o.fail_fast) {
+		if (!run.o.single_thread && !run.o.fail_fast) {
 			struct cpipe_sink ps = {&run, on_event, on_commit, on_op,
 						on_violation};
 

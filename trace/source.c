@@ -5,7 +5,9 @@
  * first frame (a regular or a skippable frame) and hands out decompressed
  * bytes in large blocks that the decoders read in place. Several frames and
  * skippable frames are handled by libzstd's streaming decoder; windows up to
- * 2 GiB (zstd --long) are accepted. Must never read the whole input into
+ * 2 GiB (zstd --long) are accepted. After msr_source_decompress_ahead a
+ * helper thread (ahead.c) runs the file reads and the decompression and
+ * this file only takes its blocks. Must never read the whole input into
  * memory, and never hands out an empty block.
  */
 #include "source-internal.h"
@@ -24,6 +26,7 @@
 #define ZIN_BLOCK (1u << 18)
 /* The first read lands in the raw buffer before zstd is detected. */
 _Static_assert(ZIN_BLOCK <= RAW_BLOCK, "the first compressed block must fit the raw buffer");
+
 struct msr_source {
 	FILE *f;
 	bool is_stdin;
