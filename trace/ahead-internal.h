@@ -8,9 +8,10 @@
  * order, each valid until the next take, and then repeats the final status
  * (MSR_END or the error, with its message) on every later take. Only the
  * helper calls `produce` once started, so its state needs no locks. The
- * helper runs with every signal blocked; a signal that interrupts the
- * reader's wait makes take return MSR_AHEAD_EINTR (errno = EINTR), and a
- * later take goes on where it stopped. Memory: AHEAD_SLOTS blocks of
+ * helper runs at a lower priority (nice +5) with every signal blocked; a
+ * signal that interrupts the reader's wait makes take return
+ * MSR_AHEAD_EINTR (errno = EINTR), and a later take goes on where it
+ * stopped. Memory: AHEAD_SLOTS blocks of
  * AHEAD_BLOCK bytes, whatever the length of the input.
  */
 #ifndef MSR_AHEAD_INTERNAL_H
