@@ -54,11 +54,18 @@ static void wait_sem(sem_t *s)
 		;
 }
 
-static void publish(struct cpipe *p)
+/* Hand the chunk being written to the helper. */
+static void post_chunk(struct cpipe *p)
 {
 	p->used[p->put % CPIPE_CHUNKS] =
 		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
 	sem_post(&p->filled);
+}
+
+/* ... and go on in the next free one. */
+static void publish(struct cpipe *p)
+{
+	post_chunk(p);
 	p->put++;
 	wait_sem(&p->space);
 	p->w = p->chunk[p->put % CPIPE_CHUNKS];
@@ -250,9 +257,7 @@ void cpipe_finish(struct cpipe *p)
 	if (!p)
 		return;
 	reserve(p, REC_END, 0, 0);
-	p->used[p->put % CPIPE_CHUNKS] =
-		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
-	sem_post(&p->filled);
+	post_chunk(p);
 	pthread_join(p->thread, NULL);
 	sem_destroy(&p->space);
 	sem_destroy(&p->filled);

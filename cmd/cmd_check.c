@@ -279,29 +279,25 @@ static void on_event(void *ctx, const struct msr_event *ev)
 }
 
 /* The engine's sink: straight to the TSO pass and the report, or through
- * the pipe to them on its thread. */
+ * the pipe to them on its thread (without a TSO pass, nothing to queue). */
 static void eng_commit(void *ctx, const struct msr_commit *c)
 {
 	struct check_run *run = ctx;
 
-	if (!run->tso)
-		return;
-	if (run->pipe)
+	if (run->pipe && run->tso)
 		cpipe_commit(run->pipe, c);
 	else
-		msr_tso_add_commit(run->tso, c);
+		on_commit(ctx, c);
 }
 
 static void eng_op(void *ctx, const struct msr_op *op)
 {
 	struct check_run *run = ctx;
 
-	if (!run->tso)
-		return;
-	if (run->pipe)
+	if (run->pipe && run->tso)
 		cpipe_op(run->pipe, op);
 	else
-		msr_tso_add_op(run->tso, op);
+		on_op(ctx, op);
 }
 
 static void eng_violation(void *ctx, const struct msr_violation *v)
