@@ -284,7 +284,7 @@ static int enum_val(struct msr_trace_reader *r, const struct tok *t, bool is_ity
 static int limited(struct msr_trace_reader *r, const struct tok *t, unsigned limit,
 		   const char *what, uint8_t *out, struct msr_error *err)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = number(r, t, false, 255, &v, err);
 
 	if (rc)

@@ -683,7 +683,8 @@ static int parse_step(struct msr_steplog *log, const char *line,
 		      const char *end, struct msr_step *s, struct msr_error *err)
 {
 	struct lctx c = {log, line, err};
-	const char *p = line, *tok, *tok_end, *op_col;
+	/* set here only because gcc cannot see that next_token sets them */
+	const char *p = line, *tok = line, *tok_end = line, *op_col;
 	const char *cols[5] = {NULL, NULL, NULL, NULL, NULL};
 	uint64_t x;
 	int rc, op;

@@ -461,7 +461,8 @@ static void rfs(const struct l_prog *p, const struct l_info *in,
 	bool used[LS + 1] = {false};
 	int id;
 
-	if (k == in->nl) {
+	/* nl <= LL; the second test only tells the compiler so */
+	if (k == in->nl || k >= LL) {
 		perms(p, in, set, o, 0, used, cnt);
 		return;
 	}
