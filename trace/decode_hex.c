@@ -37,8 +37,13 @@ static int hx_getc(struct msr_trace_reader *r, int *c, uint64_t *coff,
 
 		if (r->pos == r->len) {
 			rc = msr_reader_next_block(r, err);
-			if (rc)
+			if (rc) {
+				/* defined even at the end, so no caller
+				 * reads an unset character */
+				*c = -1;
+				*coff = r->off;
 				return rc;
+			}
 		}
 		ch = r->buf[r->pos++];
 		*coff = r->off++;
@@ -98,9 +103,10 @@ static int hx_num(struct hx *h, int base, int ndig, uint64_t *v, struct msr_erro
 {
 	uint64_t x = 0;
 
+	*v = 0; /* defined on errors too */
 	for (int i = 0; i < ndig; i++) {
-		int c = 0, d;
-		uint64_t coff = 0;
+		int c, d;
+		uint64_t coff;
 		int rc = hx_inner(h, &c, &coff, err);
 
 		if (rc)
@@ -122,8 +128,8 @@ static int hx_record(struct hx *h, int type, struct msr_error *err)
 	uint8_t *o = r->carry + h->nbytes;
 	uint64_t v = 0;
 	bool extra = false;
-	int c = 0, rc;
-	uint64_t coff = 0;
+	int c, rc;
+	uint64_t coff;
 
 	msr_rd_type((unsigned)type, &extra);
 	*o++ = (uint8_t)type;
@@ -162,7 +168,7 @@ static int hx_header(struct hx *h, struct msr_error *err)
 {
 	struct msr_trace_reader *r = h->r;
 	uint64_t tid = 0, coff = 0;
-	int c = 0, rc;
+	int c, rc;
 	bool extra = false;
 
 	h->what = "register-delta header record";
@@ -198,7 +204,7 @@ static int hx_message(struct hx *h, unsigned b, struct msr_error *err)
 	r->carry[0] = (uint8_t)b;
 	h->nbytes = 1;
 	while (h->nbytes < def->length) {
-		uint64_t v = 0;
+		uint64_t v;
 		int rc = hx_num(h, 16, 2, &v, err);
 
 		if (rc == MSR_E_TRUNCATED) {
@@ -242,8 +248,8 @@ int msr_decode_hex_next(struct msr_trace_reader *r, struct msr_event *ev,
 			struct msr_error *err)
 {
 	struct hx h = {r, 0, 0, 0, "message"};
-	int c = 0, d = 0, rc;
-	uint64_t coff = 0;
+	int c, d, rc;
+	uint64_t coff;
 	bool extra = false;
 
 	rc = hx_getc(r, &c, &h.start, err);

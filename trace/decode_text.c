@@ -233,6 +233,7 @@ static int number(struct msr_trace_reader *r, const struct tok *t, bool hex_only
 	bool hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	bool over = false;
 
+	*v = 0; /* defined on errors too */
 	if (hex) {
 		for (i = 2; i < n; i++) {
 			int d = hexval(s[i]);
@@ -284,7 +285,7 @@ static int enum_val(struct msr_trace_reader *r, const struct tok *t, bool is_ity
 static int limited(struct msr_trace_reader *r, const struct tok *t, unsigned limit,
 		   const char *what, uint8_t *out, struct msr_error *err)
 {
-	uint64_t v = 0;
+	uint64_t v;
 	int rc = number(r, t, false, 255, &v, err);
 
 	if (rc)

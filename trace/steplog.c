@@ -256,9 +256,11 @@ static bool next_token(const char **p, const char *end, const char **tok,
 
 	while (q < end && is_space(*q))
 		q++;
-	if (q == end)
+	*tok = q; /* an empty token at the end when there is none */
+	if (q == end) {
+		*tok_end = q;
 		return false;
-	*tok = q;
+	}
 	while (q < end && !is_space(*q))
 		q++;
 	*tok_end = q;
@@ -683,8 +685,7 @@ static int parse_step(struct msr_steplog *log, const char *line,
 		      const char *end, struct msr_step *s, struct msr_error *err)
 {
 	struct lctx c = {log, line, err};
-	/* set here only because gcc cannot see that next_token sets them */
-	const char *p = line, *tok = line, *tok_end = line, *op_col;
+	const char *p = line, *tok, *tok_end, *op_col;
 	const char *cols[5] = {NULL, NULL, NULL, NULL, NULL};
 	uint64_t x;
 	int rc, op;
