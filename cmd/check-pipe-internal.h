@@ -16,8 +16,13 @@
 
 #include "engine.h"
 
+/*
+ * The helper is usually the faster stage, so it sleeps after each chunk and
+ * every chunk handed over wakes it: large chunks keep those wake-ups rare
+ * (about 560 for 10M events at 1 MiB).
+ */
 #define CPIPE_CHUNKS 8
-#define CPIPE_CHUNK ((size_t)128 << 10)
+#define CPIPE_CHUNK ((size_t)1 << 20)
 
 /* Called on the helper thread, in emission order. */
 struct cpipe_sink {

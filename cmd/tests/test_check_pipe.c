@@ -198,7 +198,7 @@ Test(check_pipe, every_record_in_order_across_chunks)
 	struct cpipe *p = cpipe_start(&sink);
 
 	cr_assert(p);
-	/* about 50 MB of records: the ring of chunks wraps dozens of times */
+	/* about 50 MB of records: the 8 MiB ring of chunks wraps six times */
 	push_mixed(p, 200000, &want);
 	cpipe_finish(p);
 	expect_same(&got, &want);
