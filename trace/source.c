@@ -325,6 +325,10 @@ int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
 	if (s->done)
 		return MSR_END;
 	if (s->ahead) {
+		/* the caller is done with the last block read here: the
+		 * helper's blocks take over */
+		free(s->buf);
+		s->buf = NULL;
 		rc = msr_ahead_take(s->ahead, buf, len, &s->ahead_bytes_in, err);
 		if (rc == MSR_AHEAD_EINTR) /* as a read(2) would be */
 			rc = io_error(s, err, "read");
