@@ -198,6 +198,39 @@ def report(traces, results, repeat):
                     for t in traces if t["events"] != smallest[t["variant"]]))
 
 
+def cpu_model():
+    """The CPU's model name and its per-core L2 size, as far as Linux tells
+    them: the ratios to the floor differ between machines, so a result is
+    read together with this line."""
+    model, l2, fam = "unknown CPU", "", {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "":
+                    break  # the first processor is enough
+                if key in ("model name", "cpu family", "model"):
+                    fam[key] = value.strip()
+    except OSError:
+        pass
+    if "model name" in fam:
+        model = fam["model name"]
+    if "cpu family" in fam and "model" in fam:
+        model += " (family %s model %s)" % (fam["cpu family"], fam["model"])
+    try:
+        base = "/sys/devices/system/cpu/cpu0/cache"
+        for idx in sorted(os.listdir(base)):
+            with open(os.path.join(base, idx, "level")) as f:
+                if f.read().strip() != "2":
+                    continue
+            with open(os.path.join(base, idx, "size")) as f:
+                l2 = ", L2 %s per core" % f.read().strip()
+    except OSError:
+        pass
+    return model + l2
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY")
@@ -217,8 +250,9 @@ def main():
     if not shutil.which("zstd"):
         sys.exit("bench: zstd(1) is needed for the floor measurement")
     os.makedirs(work, exist_ok=True)
-    print("machine: %s, %d cpus, load average %.2f %.2f %.2f" % (
-        os.uname().machine, os.cpu_count(), *os.getloadavg()), flush=True)
+    print("machine: %s, %s, %d cpus, load average %.2f %.2f %.2f" % (
+        os.uname().machine, cpu_model(), os.cpu_count(), *os.getloadavg()),
+        flush=True)
     try:
         traces = []
         for v in variants:
