@@ -9,10 +9,8 @@
  */
 #include "check-pipe-internal.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
+#include "handoff.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +29,7 @@ struct rec {
 
 struct cpipe {
 	struct cpipe_sink sink;
-	pthread_t thread;
-	sem_t filled, space;
+	struct msr_handoff h;
 	uint8_t *chunk[CPIPE_CHUNKS];
 	size_t used[CPIPE_CHUNKS]; /* bytes of each published chunk */
 	/* producer */
@@ -48,18 +45,12 @@ static size_t round8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static void wait_sem(sem_t *s)
-{
-	while (sem_wait(s) && errno == EINTR)
-		;
-}
-
 /* Hand the chunk being written to the helper. */
 static void post_chunk(struct cpipe *p)
 {
 	p->used[p->put % CPIPE_CHUNKS] =
 		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
-	sem_post(&p->filled);
+	sem_post(&p->h.filled);
 }
 
 /* ... and go on in the next free one. */
@@ -67,7 +58,7 @@ static void publish(struct cpipe *p)
 {
 	post_chunk(p);
 	p->put++;
-	wait_sem(&p->space);
+	msr_handoff_wait(&p->h.space);
 	p->w = p->chunk[p->put % CPIPE_CHUNKS];
 	p->wend = p->w + CPIPE_CHUNK;
 }
@@ -196,9 +187,9 @@ static void *helper_main(void *arg)
 	for (unsigned get = 0; more; get++) {
 		unsigned k = get % CPIPE_CHUNKS;
 
-		wait_sem(&p->filled);
+		msr_handoff_wait(&p->h.filled);
 		more = deliver(p, p->chunk[k], p->used[k]);
-		sem_post(&p->space);
+		sem_post(&p->h.space);
 	}
 	return NULL;
 }
@@ -213,8 +204,6 @@ static void pipe_free(struct cpipe *p)
 struct cpipe *cpipe_start(const struct cpipe_sink *sink)
 {
 	struct cpipe *p = calloc(1, sizeof(*p));
-	sigset_t all, old;
-	int rc;
 
 	if (!p)
 		return NULL;
@@ -227,25 +216,10 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink)
 			return NULL;
 		}
 	}
-	if (sem_init(&p->filled, 0, 0)) {
-		pipe_free(p);
-		return NULL;
-	}
-	if (sem_init(&p->space, 0, CPIPE_CHUNKS - 1)) {
-		sem_destroy(&p->filled);
-		pipe_free(p);
-		return NULL;
-	}
 	/* the producer holds chunk 0 from the start */
 	p->w = p->chunk[0];
 	p->wend = p->w + CPIPE_CHUNK;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&p->thread, NULL, helper_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		sem_destroy(&p->space);
-		sem_destroy(&p->filled);
+	if (msr_handoff_start(&p->h, CPIPE_CHUNKS - 1, helper_main, p)) {
 		pipe_free(p);
 		return NULL;
 	}
@@ -258,8 +232,6 @@ void cpipe_finish(struct cpipe *p)
 		return;
 	reserve(p, REC_END, 0, 0);
 	post_chunk(p);
-	pthread_join(p->thread, NULL);
-	sem_destroy(&p->space);
-	sem_destroy(&p->filled);
+	msr_handoff_join(&p->h);
 	pipe_free(p);
 }

@@ -9,10 +9,8 @@
  */
 #include "ahead-internal.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <signal.h>
+#include "handoff.h"
+
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -31,8 +29,7 @@ struct ahead_slot {
 struct msr_ahead {
 	msr_ahead_produce_fn produce;
 	void *ctx;
-	pthread_t thread;
-	sem_t filled, space;
+	struct msr_handoff h;
 	bool stop;         /* read and written with atomics */
 	unsigned put;      /* helper: next slot to fill */
 	unsigned get;      /* reader: next slot to take */
@@ -54,8 +51,7 @@ static void *ahead_main(void *arg)
 	do {
 		struct ahead_slot *sl;
 
-		while (sem_wait(&a->space) && errno == EINTR)
-			;
+		msr_handoff_wait(&a->h.space);
 		if (__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE))
 			break;
 		sl = &a->slot[a->put++ % AHEAD_SLOTS];
@@ -63,7 +59,7 @@ static void *ahead_main(void *arg)
 		rc = a->produce(a->ctx, sl->buf, AHEAD_BLOCK, &sl->len, &sl->bytes_in,
 				&sl->err);
 		sl->rc = rc;
-		sem_post(&a->filled);
+		sem_post(&a->h.filled);
 	} while (rc == MSR_OK);
 	return NULL;
 }
@@ -76,9 +72,9 @@ int msr_ahead_take(struct msr_ahead *a, const uint8_t **buf, size_t *len,
 	if (!a->final) {
 		if (a->held) {
 			a->held = false;
-			sem_post(&a->space);
+			sem_post(&a->h.space);
 		}
-		if (sem_wait(&a->filled))
+		if (sem_wait(&a->h.filled))
 			return MSR_AHEAD_EINTR;
 	}
 	sl = &a->slot[a->get % AHEAD_SLOTS];
@@ -106,8 +102,6 @@ static void ahead_free(struct msr_ahead *a)
 struct msr_ahead *msr_ahead_start(msr_ahead_produce_fn produce, void *ctx)
 {
 	struct msr_ahead *a = calloc(1, sizeof(*a));
-	sigset_t all, old;
-	int rc;
 
 	if (!a)
 		return NULL;
@@ -120,23 +114,7 @@ struct msr_ahead *msr_ahead_start(msr_ahead_produce_fn produce, void *ctx)
 			return NULL;
 		}
 	}
-	if (sem_init(&a->filled, 0, 0)) {
-		ahead_free(a);
-		return NULL;
-	}
-	if (sem_init(&a->space, 0, AHEAD_SLOTS)) {
-		sem_destroy(&a->filled);
-		ahead_free(a);
-		return NULL;
-	}
-	/* signals stay with the reader's thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&a->thread, NULL, ahead_main, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		sem_destroy(&a->space);
-		sem_destroy(&a->filled);
+	if (msr_handoff_start(&a->h, AHEAD_SLOTS, ahead_main, a)) {
 		ahead_free(a);
 		return NULL;
 	}
@@ -148,9 +126,7 @@ void msr_ahead_stop(struct msr_ahead *a)
 	if (!a)
 		return;
 	__atomic_store_n(&a->stop, true, __ATOMIC_RELEASE);
-	sem_post(&a->space); /* wakes a helper waiting for space */
-	pthread_join(a->thread, NULL);
-	sem_destroy(&a->space);
-	sem_destroy(&a->filled);
+	sem_post(&a->h.space); /* wakes a helper waiting for space */
+	msr_handoff_join(&a->h);
 	ahead_free(a);
 }
