@@ -254,20 +254,19 @@ static void on_violation(void *ctx, const struct msr_violation *v)
 		run->stop = true;
 }
 
+/* Commits and operations come only with a TSO pass (setup_pipeline). */
 static void on_commit(void *ctx, const struct msr_commit *c)
 {
 	struct check_run *run = ctx;
 
-	if (run->tso)
-		msr_tso_add_commit(run->tso, c);
+	msr_tso_add_commit(run->tso, c);
 }
 
 static void on_op(void *ctx, const struct msr_op *op)
 {
 	struct check_run *run = ctx;
 
-	if (run->tso)
-		msr_tso_add_op(run->tso, op);
+	msr_tso_add_op(run->tso, op);
 }
 
 static void on_event(void *ctx, const struct msr_event *ev)
@@ -279,12 +278,12 @@ static void on_event(void *ctx, const struct msr_event *ev)
 }
 
 /* The engine's sink: straight to the TSO pass and the report, or through
- * the pipe to them on its thread (without a TSO pass, nothing to queue). */
+ * the pipe to them on its thread. */
 static void eng_commit(void *ctx, const struct msr_commit *c)
 {
 	struct check_run *run = ctx;
 
-	if (run->pipe && run->tso)
+	if (run->pipe)
 		cpipe_commit(run->pipe, c);
 	else
 		on_commit(ctx, c);
@@ -294,7 +293,7 @@ static void eng_op(void *ctx, const struct msr_op *op)
 {
 	struct check_run *run = ctx;
 
-	if (run->pipe && run->tso)
+	if (run->pipe)
 		cpipe_op(run->pipe, op);
 	else
 		on_op(ctx, op);
@@ -399,6 +398,10 @@ static int setup_pipeline(struct check_run *run, struct msr_error *err)
 	}
 	if (!run->o.no_tso && (rc = msr_tso_create(&run->cfg, &tsink, &run->tso, err)))
 		return rc;
+	if (!run->tso) { /* the engine then does not build what no one reads */
+		esink.commit = NULL;
+		esink.op = NULL;
+	}
 	if ((rc = msr_engine_create(&run->cfg, &esink, &run->eng, err)))
 		return rc;
 	if (run->log) {
