@@ -35,6 +35,7 @@ static const char dump_help[] =
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --cores N          cores of the system (default 8): cid must be < N\n"
 	"  --threads N        threads per core (default 8): tnum must be < cores*N\n"
+	MSR_CLI_SINGLE_THREAD_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 the whole trace was printed, 2 unusable input or usage\n"
@@ -52,6 +53,7 @@ struct dump_opts {
 	uint64_t from, count;
 	bool has_count;
 	unsigned cores, threads;
+	bool single_thread;
 };
 
 static bool parse_pa(const char *s, struct dump_opts *o)
@@ -80,6 +82,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"cores", required_argument, NULL, MSR_OPT_CORES},
 		{"threads", required_argument, NULL, MSR_OPT_THREADS},
+		{"single-thread", no_argument, NULL, MSR_OPT_SINGLE_THREAD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -127,6 +130,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
 			if (!msr_cli_trace_size("dump", "--threads", optarg, 256, &o->threads))
 				return MSR_EXIT_UNUSABLE;
 			break;
+		case MSR_OPT_SINGLE_THREAD: o->single_thread = true; break;
 		case ':':
 			return msr_cli_usage_error("dump", "option %s needs a value",
 						   argv[optind - 1]);
@@ -178,6 +182,7 @@ static int run(const struct dump_opts *o)
 	rc = msr_trace_reader_open(o->in, &topts, &r, &err);
 	if (rc)
 		goto out;
+	msr_cli_reader_ahead(r, o->single_thread);
 	rc = msr_trace_writer_open(o->out, MSR_FMT_TEXT, 0, &w, &err);
 	if (rc)
 		goto out;

@@ -27,6 +27,7 @@ static const char encode_help[] =
 	"  --hex              write the hex-text variant (two hex digits per byte)\n"
 	"  --cores N          cores of the system (default 8): cid must be < N\n"
 	"  --threads N        threads per core (default 8): tnum must be < cores*N\n"
+	MSR_CLI_SINGLE_THREAD_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 written, 2 unusable input or usage error (the message names\n"
@@ -39,6 +40,7 @@ struct encode_opts {
 	bool zstd, hex;
 	int level;
 	unsigned cores, threads;
+	bool single_thread;
 };
 
 static int parse_args(int argc, char **argv, struct encode_opts *o)
@@ -50,6 +52,7 @@ static int parse_args(int argc, char **argv, struct encode_opts *o)
 		{"hex", no_argument, NULL, OPT_HEX},
 		{"cores", required_argument, NULL, MSR_OPT_CORES},
 		{"threads", required_argument, NULL, MSR_OPT_THREADS},
+		{"single-thread", no_argument, NULL, MSR_OPT_SINGLE_THREAD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -80,6 +83,7 @@ static int parse_args(int argc, char **argv, struct encode_opts *o)
 			if (!msr_cli_trace_size("encode", "--threads", optarg, 256, &o->threads))
 				return MSR_EXIT_UNUSABLE;
 			break;
+		case MSR_OPT_SINGLE_THREAD: o->single_thread = true; break;
 		case ':':
 			return msr_cli_usage_error("encode", "option %s needs a value",
 						   argv[optind - 1]);
@@ -113,6 +117,7 @@ static int run(const struct encode_opts *o)
 	rc = msr_trace_reader_open(o->in, &topts, &r, &err);
 	if (rc)
 		goto out;
+	msr_cli_reader_ahead(r, o->single_thread);
 	rc = msr_trace_writer_open(o->out, o->hex ? MSR_FMT_HEX : MSR_FMT_BINARY,
 				   o->zstd ? o->level : 0, &w, &err);
 	if (rc)

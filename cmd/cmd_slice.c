@@ -65,6 +65,9 @@ static const char slice_help[] =
 	"                       sizes before and after\n"
 	"  --shrink-time S      stop shrinking after S seconds (default 60)\n"
 	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
+	"  --single-thread      decompress TRACE and LOG on this thread (default:\n"
+	"                       helper threads decompress them ahead while the\n"
+	"                       passes over TRACE replay it; the slice is the same)\n"
 	"  -q, --quiet          no summary on stderr\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -73,7 +76,7 @@ static const char slice_help[] =
 	"input, usage error or no such violation.\n";
 
 enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
-       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME };
+       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME, OPT_SINGLE_THREAD };
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -96,6 +99,7 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 		{"lookback", required_argument, NULL, OPT_LOOKBACK},
 		{"shrink", no_argument, NULL, OPT_SHRINK},
 		{"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
+		{"single-thread", no_argument, NULL, OPT_SINGLE_THREAD},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -112,6 +116,7 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 			return 0;
 		case 'o': o->outdir = optarg; break;
 		case 'q': o->quiet = true; break;
+		case OPT_SINGLE_THREAD: o->single_thread = true; break;
 		case OPT_STEPS: o->steps = optarg; break;
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_IMAGE: o->image = optarg; break;
@@ -217,7 +222,8 @@ static int observe_l1(struct msr_slice_run *s, const struct msr_event *ev)
 
 static int pass_find(struct msr_slice_run *s, struct msr_error *err)
 {
-	struct msr_slice_pipe p = {.ctx = s, .on_violation = find_violation};
+	struct msr_slice_pipe p = {.ahead = !s->o->single_thread, .ctx = s,
+				   .on_violation = find_violation};
 	struct msr_event ev;
 	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
 				     s->o->image, err);
@@ -248,7 +254,7 @@ static int pass_find(struct msr_slice_run *s, struct msr_error *err)
  * iseq of its strand (UINT64_MAX when it never did). Decoding only. */
 static int pass_locate(struct msr_slice_run *s, struct msr_error *err)
 {
-	struct msr_slice_pipe p = {0};
+	struct msr_slice_pipe p = {.ahead = !s->o->single_thread};
 	struct msr_event ev;
 	uint64_t n = 0;
 	int rc;

@@ -26,6 +26,7 @@ static const char stat_help[] =
 	"options:\n"
 	"  --cores N          cores of the system (default 8): cid must be < N\n"
 	"  --threads N        threads per core (default 8): tnum must be < cores*N\n"
+	MSR_CLI_SINGLE_THREAD_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 the whole trace decoded, 2 unusable input or usage error.\n";
@@ -38,11 +39,12 @@ struct counts {
 };
 
 static int parse_args(int argc, char **argv, const char **in, unsigned *cores,
-		      unsigned *threads)
+		      unsigned *threads, bool *single_thread)
 {
 	static const struct option longopts[] = {
 		{"cores", required_argument, NULL, MSR_OPT_CORES},
 		{"threads", required_argument, NULL, MSR_OPT_THREADS},
+		{"single-thread", no_argument, NULL, MSR_OPT_SINGLE_THREAD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -63,6 +65,7 @@ static int parse_args(int argc, char **argv, const char **in, unsigned *cores,
 			if (!msr_cli_trace_size("stat", "--threads", optarg, 256, threads))
 				return MSR_EXIT_UNUSABLE;
 			break;
+		case MSR_OPT_SINGLE_THREAD: *single_thread = true; break;
 		case ':':
 			return msr_cli_usage_error("stat", "option %s needs a value",
 						   argv[optind - 1]);
@@ -159,7 +162,8 @@ int msr_cmd_stat(int argc, char **argv)
 	const char *in = NULL;
 	unsigned cores = 8, threads = 8;
 	double t0;
-	int rc = parse_args(argc, argv, &in, &cores, &threads);
+	bool single_thread = false;
+	int rc = parse_args(argc, argv, &in, &cores, &threads, &single_thread);
 
 	if (rc >= 0)
 		return rc;
@@ -172,6 +176,7 @@ int msr_cmd_stat(int argc, char **argv)
 		msr_cli_print_error(&err);
 		return MSR_EXIT_UNUSABLE;
 	}
+	msr_cli_reader_ahead(r, single_thread);
 	while ((rc = msr_trace_reader_next(r, &ev, &err)) == MSR_OK)
 		count(&c, &ev);
 	print_stats(in, r, &c, now() - t0, topts.strands);

@@ -1,6 +1,7 @@
 /*
- * cmd_trace_opts.c - the --cores/--threads handling of dump, encode and
- * stat: the strand count the decoders check tnum against.
+ * cmd_trace_opts.c - the --cores/--threads handling of dump, encode, stat
+ * and tracediff (the strand count the decoders check tnum against), and
+ * their --single-thread.
  */
 #include "cmd-trace-internal.h"
 
@@ -30,4 +31,10 @@ bool msr_cli_trace_opts(const char *cmd, unsigned cores, unsigned threads,
 	opts->cores = cores;
 	opts->strands = cores * threads;
 	return true;
+}
+
+void msr_cli_reader_ahead(struct msr_trace_reader *r, bool single_thread)
+{
+	if (!single_thread)
+		msr_trace_reader_decompress_ahead(r);
 }

@@ -41,6 +41,7 @@ static const char tracediff_help[] =
 	"  -o, --output FILE  write the result to FILE instead of standard output\n"
 	"  --cores N          cores of the system (default 8): cid must be < N\n"
 	"  --threads N        threads per core (default 8): tnum must be < cores*N\n"
+	MSR_CLI_SINGLE_THREAD_HELP
 	"  -h, --help         show this help\n"
 	"\n"
 	"Exit status: 0 the traces are equal, 1 they differ, 2 unusable input\n"
@@ -55,6 +56,7 @@ struct td_opts {
 	bool yaml;
 	uint64_t window;
 	unsigned cores, threads;
+	bool single_thread;
 };
 
 /* A ring of events of one side waiting for the other side. */
@@ -94,6 +96,7 @@ static int parse_args(int argc, char **argv, struct td_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"cores", required_argument, NULL, MSR_OPT_CORES},
 		{"threads", required_argument, NULL, MSR_OPT_THREADS},
+		{"single-thread", no_argument, NULL, MSR_OPT_SINGLE_THREAD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -130,6 +133,7 @@ static int parse_args(int argc, char **argv, struct td_opts *o)
 						&o->threads))
 				return MSR_EXIT_UNUSABLE;
 			break;
+		case MSR_OPT_SINGLE_THREAD: o->single_thread = true; break;
 		case ':':
 			return msr_cli_usage_error("tracediff", "option %s needs a value",
 						   argv[optind - 1]);
@@ -329,8 +333,11 @@ static int compare(struct td *td, struct msr_error *err)
 	msr_trace_opts_default(&topts);
 	topts.cores = td->o->cores;
 	topts.strands = td->o->cores * td->o->threads;
-	for (int i = 0; i < 2 && !rc; i++)
+	for (int i = 0; i < 2 && !rc; i++) {
 		rc = msr_trace_reader_open(td->o->path[i], &topts, &r[i], err);
+		if (!rc)
+			msr_cli_reader_ahead(r[i], td->o->single_thread);
+	}
 	while (!rc && (!done[0] || !done[1])) {
 		for (int i = 0; i < 2 && !rc; i++) {
 			if (done[i])

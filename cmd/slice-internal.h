@@ -22,6 +22,8 @@ struct msr_slice_pipe {
 	struct msr_steplog *log;
 	struct msr_engine *eng;
 	struct msr_tso *tso;
+	/* set before open: decompress zstd inputs on helper threads */
+	bool ahead;
 	/* hooks (any may be NULL), called with `ctx` */
 	void *ctx;
 	void (*on_violation)(void *ctx, const struct msr_violation *v);
@@ -88,6 +90,7 @@ struct msr_slice_opts {
 	bool shrink;
 	double shrink_time;  /* seconds */
 	bool quiet;
+	bool single_thread;  /* no helper threads for the passes over TRACE */
 };
 
 #define SL_HITS 32      /* recent L1-hit loads remembered per strand */

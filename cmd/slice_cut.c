@@ -167,7 +167,7 @@ static bool cut_points(struct msr_slice_run *s, const struct msr_engine *e, uint
 
 int msr_slice_pass_cut(struct msr_slice_run *s, struct msr_error *err)
 {
-	struct msr_slice_pipe p = {0};
+	struct msr_slice_pipe p = {.ahead = !s->o->single_thread};
 	struct msr_event ev;
 	bool tail_done = false;
 	uint64_t all_end = 0;

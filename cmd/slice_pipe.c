@@ -78,6 +78,11 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 	if (steps && (rc = msr_steplog_open(steps, msr_config_strands(&p->cfg),
 					    p->cfg.step_lookahead, &p->log, err)))
 		return rc;
+	if (p->ahead) {
+		msr_trace_reader_decompress_ahead(p->rd);
+		if (p->log)
+			msr_steplog_decompress_ahead(p->log);
+	}
 	if ((rc = msr_tso_create(&p->cfg, &tsink, &p->tso, err)))
 		return rc;
 	if ((rc = msr_engine_create(&p->cfg, &esink, &p->eng, err)))

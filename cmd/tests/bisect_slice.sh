@@ -43,6 +43,17 @@ for kind in load-value store-data bad-bypass store-order lost-inv stale-l1 \
 	ok $? "$kind: check on the slice reports $vkind on strand $vstrand"
 done
 
+# the helper threads that decompress TRACE and LOG change nothing
+zstd -q -c store-order.steps >so.steps.zst
+"$MSR" slice -q store-order.trace.zst --steps so.steps.zst --image store-order.img \
+	--violation V1 -o so.ahead 2>err.txt
+r1=$?
+"$MSR" slice -q --single-thread store-order.trace.zst --steps so.steps.zst \
+	--image store-order.img --violation V1 -o so.single 2>err.txt
+r2=$?
+[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s so.ahead/nas.trace.zst ] && diff -r so.ahead so.single >/dev/null
+ok $? "store-order: the same slice from a zstd log with and without --single-thread"
+
 # --shrink never makes a slice bigger, and what it keeps still reproduces
 for kind in load-value stale-l1; do
 	"$MSR" slice -q --shrink --shrink-time 20 $kind.trace.zst --steps $kind.steps \
