@@ -442,6 +442,11 @@ static void pending_start(struct msr_report *r, size_t entry)
 		pending_finish(r, p);
 }
 
+bool msr_report_watching(const struct msr_report *r)
+{
+	return r->npending > 0;
+}
+
 void msr_report_observe(struct msr_report *r, const struct msr_event *ev)
 {
 	if (!r->npending)

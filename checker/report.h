@@ -116,10 +116,14 @@ bool msr_report_add(struct msr_report *r, const struct msr_violation *v);
 void msr_report_sink_violation(void *ctx, const struct msr_violation *v);
 
 /*
- * Every event, in stream order, after msr_history_add and before the
- * engine sees it: completes the after-context of pending violations.
+ * Every event, in stream order, once the history shows it (msr_history_add,
+ * or msr_history_show when shared) and before the violations found at it:
+ * completes the after-context of pending violations.
  */
 void msr_report_observe(struct msr_report *r, const struct msr_event *ev);
+/* Does some entry still wait for after-context (msr_report_observe has
+ * something to do)? While false, events can go unobserved. */
+bool msr_report_watching(const struct msr_report *r);
 
 /* Set the run totals; also completes the after-contexts still pending
  * (the trace ended, or the run stopped). */

@@ -1,15 +1,23 @@
 /*
  * check-pipe-internal.h - the check wiring's second thread: what the engine
- * emits (each trace event, executed operation, commit and engine violation)
- * is queued in emission order and handed, in that same order, to a sink
- * that a helper thread runs: the TSO pass, the event history and the
- * report. The sink therefore sees exactly the call sequence of the
- * single-threaded wiring, and the report is the same.
+ * emits (executed operations, commits and engine violations) is queued in
+ * emission order and handed, in that same order, to a sink that a helper
+ * thread runs: the TSO pass and the report. The sink therefore sees
+ * exactly the call sequence of the single-threaded wiring, and the report
+ * is the same.
  *
- * Nothing flows back: a caller that needs an answer from the sink while it
- * replays (--fail-fast) must not use the pipe. The queue is a ring of
- * CPIPE_CHUNKS chunks of CPIPE_CHUNK bytes (the replay waits when the
- * helper is that far behind); records copy only the bytes in use.
+ * Trace events are not copied: the replay adds them to a shared event
+ * history (msr_history_share) and counts them here (cpipe_event). Each
+ * record carries that count, and before a record the sink learns how many
+ * events were added by then (`events`), so it can show them to its
+ * queries at the same point as the single-threaded wiring does. The count
+ * also bounds how far the replay runs ahead of the sink: at most `lag`
+ * events past what the sink has been told and finished.
+ *
+ * Nothing else flows back: a caller that needs an answer from the sink
+ * while it replays (--fail-fast) must not use the pipe. The queue is a
+ * ring of CPIPE_CHUNKS chunks of CPIPE_CHUNK bytes (the replay waits when
+ * the helper is that far behind); records copy only the bytes in use.
  */
 #ifndef MSR_CHECK_PIPE_INTERNAL_H
 #define MSR_CHECK_PIPE_INTERNAL_H
@@ -27,7 +35,8 @@
 /* Called on the helper thread, in emission order. */
 struct cpipe_sink {
 	void *ctx;
-	void (*event)(void *ctx, const struct msr_event *ev);
+	/* the replay has added the first `upto` events (called when it grew) */
+	void (*events)(void *ctx, uint64_t upto);
 	void (*commit)(void *ctx, const struct msr_commit *c);
 	void (*op)(void *ctx, const struct msr_op *op);
 	void (*violation)(void *ctx, const struct msr_violation *v);
@@ -35,11 +44,14 @@ struct cpipe_sink {
 
 struct cpipe;
 
-/* Start the helper thread (all signals blocked there); NULL when memory or
- * a thread is not available: the caller then calls the sink itself. */
-struct cpipe *cpipe_start(const struct cpipe_sink *sink);
+/* Start the helper thread (all signals blocked there), the replay at most
+ * `lag` (> 0) events ahead of the sink; NULL when memory or a thread is not
+ * available: the caller then calls the sink itself. */
+struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag);
 
-void cpipe_event(struct cpipe *p, const struct msr_event *ev);
+/* The replay is about to add its next event: returns once the sink is
+ * close enough, having counted it. */
+void cpipe_event(struct cpipe *p);
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c);
 void cpipe_op(struct cpipe *p, const struct msr_op *op);
 void cpipe_violation(struct cpipe *p, const struct msr_violation *v);

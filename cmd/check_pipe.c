@@ -1,29 +1,34 @@
 /*
  * check_pipe.c - queue the engine's output to a helper thread, in order.
  *
- * Records are 8-byte aligned: a header (type, count, length) and a payload
- * holding only the bytes in use: an event without its unused payload bytes,
- * an operation's blocks without their unused read sources. The producer
- * fills one chunk at a time and publishes it whole; two counting semaphores
- * (`filled`, `space`) pass chunks back and forth and order their contents.
+ * Records are 8-byte aligned: a header (type, count, length, events added
+ * so far) and a payload holding only the bytes in use: an operation's
+ * blocks without their unused read sources. The producer fills one chunk
+ * at a time and publishes it whole; two counting semaphores (`filled`,
+ * `space`) pass chunks back and forth and order their contents, including
+ * the shared history's slots written before a chunk is published. After
+ * each chunk the helper publishes the event count it has handed on
+ * (`done`); the producer reads it only when it nears its limit.
  */
 #include "check-pipe-internal.h"
 
 #include "handoff.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { REC_EVENT = 1, REC_COMMIT, REC_OP, REC_VIOLATION, REC_END };
+/* REC_EVENTS: only the count (the producer waits for the helper) */
+enum { REC_EVENTS = 1, REC_COMMIT, REC_OP, REC_VIOLATION, REC_END };
 
 struct rec {
 	uint16_t type;
 	uint16_t count;  /* REC_OP: blocks */
 	uint32_t len;    /* bytes of payload (a multiple of 8) */
+	uint64_t events; /* events added before the record was emitted */
 };
 
-#define EV_FIXED offsetof(struct msr_event, bytes)
 #define OP_FIXED offsetof(struct msr_op, blk)
 #define BLK_FIXED offsetof(struct msr_op_block, rf)
 
@@ -32,11 +37,18 @@ struct cpipe {
 	struct msr_handoff h;
 	uint8_t *chunk[CPIPE_CHUNKS];
 	size_t used[CPIPE_CHUNKS]; /* bytes of each published chunk */
+	uint64_t lag;
+	/* each thread writes its own fields: apart by a cache line or more */
+	char pad0[64];
+	_Atomic uint64_t done; /* events the helper has handed on */
+	char pad1[64];
 	/* producer */
 	unsigned put;
 	uint8_t *w, *wend;
+	uint64_t events, limit; /* events counted; may count below limit */
+	char pad2[64];
 	/* helper: the records are rebuilt here (the sink may keep nothing) */
-	struct msr_event ev;
+	uint64_t told;          /* events handed on */
 	struct msr_op op;
 };
 
@@ -74,17 +86,23 @@ static uint8_t *reserve(struct cpipe *p, unsigned type, unsigned count, size_t l
 	h->type = (uint16_t)type;
 	h->count = (uint16_t)count;
 	h->len = (uint32_t)len;
+	h->events = p->events;
 	p->w += sizeof(*h) + len;
 	return (uint8_t *)(h + 1);
 }
 
-void cpipe_event(struct cpipe *p, const struct msr_event *ev)
+void cpipe_event(struct cpipe *p)
 {
-	uint8_t *d = reserve(p, REC_EVENT, 0, round8(EV_FIXED + ev->nbytes));
-
-	memcpy(d, ev, EV_FIXED);
-	if (ev->nbytes)
-		memcpy(d + EV_FIXED, ev->bytes, ev->nbytes);
+	while (p->events >= p->limit) {
+		p->limit = atomic_load_explicit(&p->done, memory_order_acquire) + p->lag;
+		if (p->events < p->limit)
+			break;
+		/* tell the helper the count and hand it over: each chunk it
+		 * finishes raises `done`, this one to the count itself */
+		reserve(p, REC_EVENTS, 0, 0);
+		publish(p);
+	}
+	p->events++;
 }
 
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c)
@@ -152,12 +170,12 @@ static bool deliver(struct cpipe *p, const uint8_t *d, size_t n)
 		const struct rec *h = (const struct rec *)(const void *)d;
 		const uint8_t *pl = (const uint8_t *)(h + 1);
 
+		if (h->events > p->told) {
+			p->told = h->events;
+			p->sink.events(p->sink.ctx, p->told);
+		}
 		switch (h->type) {
-		case REC_EVENT:
-			memcpy(&p->ev, pl, EV_FIXED);
-			if (p->ev.nbytes)
-				memcpy(p->ev.bytes, pl + EV_FIXED, p->ev.nbytes);
-			p->sink.event(p->sink.ctx, &p->ev);
+		case REC_EVENTS:
 			break;
 		case REC_COMMIT:
 			memcpy(&c, pl, sizeof(c));
@@ -189,6 +207,7 @@ static void *helper_main(void *arg)
 
 		msr_handoff_wait(&p->h.filled);
 		more = deliver(p, p->chunk[k], p->used[k]);
+		atomic_store_explicit(&p->done, p->told, memory_order_release);
 		sem_post(&p->h.space);
 	}
 	return NULL;
@@ -201,13 +220,15 @@ static void pipe_free(struct cpipe *p)
 	free(p);
 }
 
-struct cpipe *cpipe_start(const struct cpipe_sink *sink)
+struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 {
-	struct cpipe *p = calloc(1, sizeof(*p));
+	struct cpipe *p;
 
-	if (!p)
+	if (!lag || !(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->sink = *sink;
+	p->lag = p->limit = lag;
+	atomic_init(&p->done, 0);
 	for (unsigned i = 0; i < CPIPE_CHUNKS; i++) {
 		/* 8-aligned records need an 8-aligned chunk: malloc's is */
 		p->chunk[i] = malloc(CPIPE_CHUNK);

@@ -4,9 +4,11 @@
  * and write the violation report (YAML; JUnit too with --junit).
  *
  * Pipeline: trace reader -> event history + engine -> TSO pass -> report.
- * Unless --single-thread or --fail-fast, the event history, the TSO pass and
- * the report run on a second thread that gets the engine's output in order
- * (check_pipe.c), and the zstd inputs are decompressed on helper threads.
+ * Unless --single-thread or --fail-fast, the TSO pass and the report run on
+ * a second thread that gets the engine's output in order (check_pipe.c) and
+ * queries the event history the replay fills (shared, so that events are
+ * never copied across), and the zstd inputs are decompressed on helper
+ * threads.
  * This file only parses options, wires the modules, prints at most five
  * summary lines on stderr and picks the exit code (0 clean, 1 violations,
  * 2 unusable input or usage error, 125 instead of 2 with --bisect). Once
@@ -32,6 +34,9 @@
 
 #define CHECK_MAX_IMAGES 64
 #define CHECK_HISTORY_EVENTS ((size_t)1 << 12)
+/* With the pipe: events the replay may run ahead of the TSO pass and the
+ * report, which the shared history holds on top (64K slots, 8 MiB) */
+#define CHECK_PIPE_LAG ((uint64_t)60 << 10)
 #define CHECK_PROGRESS_EVERY ((uint64_t)1 << 16) /* events between clock reads */
 #define CHECK_PROGRESS_SECONDS 0.5
 
@@ -64,7 +69,11 @@ struct check_run {
 	struct msr_report *rep;
 	struct msr_engine *eng;
 	struct msr_tso *tso;
-	struct cpipe *pipe; /* history, TSO pass and report on a second thread */
+	struct cpipe *pipe; /* TSO pass and report on a second thread */
+	/* with the pipe, written by its thread: a cache line of its own */
+	char pad0[64];
+	uint64_t told;      /* events shown to the history's queries */
+	char pad1[64];
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -275,6 +284,23 @@ static void on_event(void *ctx, const struct msr_event *ev)
 
 	msr_history_add(run->hist, ev);
 	msr_report_observe(run->rep, ev);
+}
+
+/* With the pipe, on its thread: the replay has added the first `upto`
+ * events to the shared history. Show them one at a time, as on_event
+ * would, only while the report watches for after-context. */
+static void on_events(void *ctx, uint64_t upto)
+{
+	struct check_run *run = ctx;
+	struct msr_event ev;
+
+	while (run->told < upto && msr_report_watching(run->rep)) {
+		msr_history_show(run->hist, ++run->told);
+		if (msr_history_get(run->hist, run->told - 1, &ev))
+			msr_report_observe(run->rep, &ev);
+	}
+	run->told = upto;
+	msr_history_show(run->hist, upto);
 }
 
 /* The engine's sink: straight to the TSO pass and the report, or through
@@ -504,10 +530,12 @@ static void replay(struct check_run *run, struct msr_error *err)
 				note_error(run, err);
 			break;
 		}
-		if (run->pipe)
-			cpipe_event(run->pipe, &ev);
-		else
+		if (run->pipe) {
+			cpipe_event(run->pipe);
+			msr_history_add(run->hist, &ev);
+		} else {
 			on_event(run, &ev);
+		}
 		rc = msr_engine_apply(run->eng, &ev, err);
 		if (rc < 0) {
 			note_error(run, err);
@@ -708,10 +736,12 @@ int msr_cmd_check(int argc, char **argv)
 			note_error(&run, &err);
 	} else {
 		if (!run.o.single_thread && !run.o.fail_fast) {
-			struct cpipe_sink ps = {&run, on_event, on_commit, on_op,
+			struct cpipe_sink ps = {&run, on_events, on_commit, on_op,
 						on_violation};
+			uint64_t lag = msr_history_share(run.hist, CHECK_PIPE_LAG);
 
-			run.pipe = cpipe_start(&ps);
+			if (lag && !(run.pipe = cpipe_start(&ps, lag)))
+				msr_history_share(run.hist, 0);
 		}
 		replay(&run, &err);
 		finish(&run, &err);

@@ -405,12 +405,33 @@ void msr_engine_mem_peek(const struct msr_engine *e, uint64_t pa8,
  * trace. Fed by the caller with every event (in stream order, so event
  * indices never decrease); independent of the engine's state. Adding is
  * O(1); a query is O(ring size), paid only by reported violations.
+ *
+ * Queries see the events up to the "shown" frontier and at most the ring
+ * size of them back from it. Unshared, every added event is shown at once.
+ * Shared (msr_history_share), one thread adds and another queries: the
+ * ring then holds `lag` more slots, the querying thread moves the frontier
+ * (msr_history_show), and the adding thread must not add event number s
+ * unless s < (a frontier the querying thread has shown) + lag. Queries
+ * then answer exactly as the unshared history would at the same frontier.
  */
 struct msr_history;
 
 int msr_history_create(size_t ring_events, struct msr_history **out,
 		       struct msr_error *err);
+/*
+ * Before the first event is added: share the history with `lag` events of
+ * room ahead of the shown frontier (rounded up; 0 = unshared again).
+ * Returns the room granted, or 0 (the history unchanged and unshared) when
+ * memory is short or lag is 0.
+ */
+uint64_t msr_history_share(struct msr_history *h, uint64_t lag);
 void msr_history_add(struct msr_history *h, const struct msr_event *ev);
+/* Shared: queries see the first `upto` events added (never decreases). */
+void msr_history_show(struct msr_history *h, uint64_t upto);
+/* Copy out event number `seq` (0-based, in the order added) if queries see
+ * it; false if it is not shown yet or has left the ring. */
+bool msr_history_get(const struct msr_history *h, uint64_t seq,
+		     struct msr_event *out);
 /*
  * Copy into out[0..n) (oldest first) up to `n` of the most recent events at
  * or before event index `at` that touched `strand` (-1 = none) or the 8-byte

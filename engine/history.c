@@ -10,6 +10,11 @@
  * event index (events arrive in stream order) and scans back through the
  * ring: O(log ring + ring) per listed violation. Memory is fixed by the
  * ring size. Independent of the engine; never prints or exits.
+ *
+ * Shared, the writer and the reader each own one counter: `next` (written
+ * only by the thread that adds) and `shown` (only by the one that queries);
+ * queries read slots from `shown` back by at most `window`, which the
+ * caller's flow control keeps out of the writer's way.
  */
 #include "engine-internal.h"
 
@@ -29,9 +34,16 @@ struct hslot {
 struct msr_history {
 	struct hslot *ring;
 	uint8_t (*bytes)[64]; /* payloads, same slots as ring */
-	uint64_t cap;         /* power of two */
-	uint64_t next;        /* seq of the next event added */
+	uint64_t cap;         /* slots, power of two */
+	uint64_t window;      /* events a query sees back from `shown` (<= cap) */
+	bool shared;          /* adding does not move `shown` */
 	uint8_t has[MSR_CODE_LIMIT]; /* HAS_* per code */
+	/* shared, two threads write these: a cache line each */
+	char pad0[64];
+	uint64_t next;        /* seq of the next event added */
+	char pad1[64];
+	uint64_t shown;       /* queries see seqs below this */
+	char pad2[64];
 };
 
 /* A field of a stored event (copied out: no type punning). */
@@ -41,6 +53,19 @@ static uint64_t slot_u64(const struct hslot *s, size_t off)
 
 	memcpy(&v, s->b + off, sizeof(v));
 	return v;
+}
+
+/* The ring and payload arrays for `cap` slots; false when memory is short. */
+static bool ring_alloc(uint64_t cap, struct hslot **ring, uint8_t (**bytes)[64])
+{
+	/* line-aligned: a 64-byte slot is then one cache line to write */
+	*ring = aligned_alloc(64, ((size_t)cap * sizeof(**ring) + 63) & ~(size_t)63);
+	*bytes = calloc((size_t)cap, sizeof(**bytes));
+	if (*ring && *bytes)
+		return true;
+	free(*ring);
+	free(*bytes);
+	return false;
 }
 
 int msr_history_create(size_t ring_events, struct msr_history **out,
@@ -56,11 +81,8 @@ int msr_history_create(size_t ring_events, struct msr_history **out,
 		cap *= 2;
 	if (!h)
 		goto nomem;
-	h->cap = cap;
-	/* line-aligned: a 64-byte slot is then one cache line to write */
-	h->ring = aligned_alloc(64, ((size_t)cap * sizeof(*h->ring) + 63) & ~(size_t)63);
-	h->bytes = calloc((size_t)cap, sizeof(*h->bytes));
-	if (!h->ring || !h->bytes)
+	h->cap = h->window = cap;
+	if (!ring_alloc(cap, &h->ring, &h->bytes))
 		goto nomem;
 	for (unsigned c = 0; c < MSR_CODE_LIMIT; c++) {
 		const struct msr_msgdef *d = msr_msgdef_get(c);
@@ -96,6 +118,29 @@ void msr_history_destroy(struct msr_history *h)
 	free(h);
 }
 
+uint64_t msr_history_share(struct msr_history *h, uint64_t lag)
+{
+	uint64_t cap = h->window;
+	struct hslot *ring;
+	uint8_t (*bytes)[64];
+
+	if (lag > (UINT64_C(1) << 32))
+		return 0;
+	while (cap < h->window + lag)
+		cap *= 2;
+	if (cap != h->cap) {
+		if (!ring_alloc(cap, &ring, &bytes))
+			return 0;
+		free(h->ring);
+		free(h->bytes);
+		h->ring = ring;
+		h->bytes = bytes;
+		h->cap = cap;
+	}
+	h->shared = lag > 0;
+	return cap - h->window;
+}
+
 void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 {
 	size_t slot = (size_t)(h->next++ & (h->cap - 1));
@@ -104,6 +149,14 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 	memcpy(&h->ring[slot], ev, sizeof(h->ring[slot]));
 	if (ev->nbytes)
 		memcpy(h->bytes[slot], ev->bytes, ev->nbytes);
+	if (!h->shared)
+		h->shown = h->next;
+}
+
+void msr_history_show(struct msr_history *h, uint64_t upto)
+{
+	if (upto > h->shown)
+		h->shown = upto;
 }
 
 static const struct hslot *slot_at(const struct msr_history *h, uint64_t seq)
@@ -118,14 +171,14 @@ static uint64_t slot_index(const struct msr_history *h, uint64_t seq)
 
 static uint64_t oldest_seq(const struct msr_history *h)
 {
-	return h->next > h->cap ? h->next - h->cap : 0;
+	return h->shown > h->window ? h->shown - h->window : 0;
 }
 
 /* One past the newest held event whose index is <= at (oldest_seq when
  * none is). */
 static uint64_t end_at(const struct msr_history *h, uint64_t at)
 {
-	uint64_t lo = oldest_seq(h), hi = h->next;
+	uint64_t lo = oldest_seq(h), hi = h->shown;
 
 	if (hi > lo && slot_index(h, hi - 1) <= at)
 		return hi;
@@ -197,7 +250,7 @@ size_t msr_history_after(const struct msr_history *h, int strand,
 {
 	size_t k = 0;
 
-	for (uint64_t q = end_at(h, at); k < n && q < h->next; q++) {
+	for (uint64_t q = end_at(h, at); k < n && q < h->shown; q++) {
 		const struct hslot *s = slot_at(h, q);
 
 		if (!slot_touches(h, s, strand, pa8))
@@ -205,6 +258,15 @@ size_t msr_history_after(const struct msr_history *h, int strand,
 		copy_out(h, s, &out[k++]);
 	}
 	return k;
+}
+
+bool msr_history_get(const struct msr_history *h, uint64_t seq,
+		     struct msr_event *out)
+{
+	if (seq >= h->shown || seq < oldest_seq(h))
+		return false;
+	copy_out(h, slot_at(h, seq), out);
+	return true;
 }
 
 bool msr_history_touches(const struct msr_history *h, int strand,

@@ -1,53 +1,45 @@
 /*
  * test_check_pipe.c - the check pipe hands the sink every record, in order
- * and with its contents, across many chunks: events with and without
- * payload bytes, operations of 1 to 8 blocks with 0 to 8 read sources,
- * commits and (large) violations; an empty pipe; two pipes at once.
+ * and with its contents, across many chunks: operations of 1 to 8 blocks
+ * with 0 to 8 read sources, commits and (large) violations, each after the
+ * sink was told how many events the replay had counted before it; the
+ * replay never runs more than `lag` events ahead; an empty pipe; two pipes
+ * at once.
  */
 #include <criterion/criterion.h>
 
 #include "check-pipe-internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_EVENT = 1, K_COMMIT, K_OP, K_VIOL };
+enum { K_COMMIT = 1, K_OP, K_VIOL };
 
-/* What the sink saw, as (kind, key) pairs, and content mismatches. */
+/* What the sink saw, as (kind, key, events told before it) triples, and
+ * content mismatches. */
 struct seen {
 	size_t n, cap;
-	uint64_t *key;
+	uint64_t *key, *ev;
 	uint8_t *kind;
 	unsigned bad;
+	uint64_t told;            /* the last count the sink was told */
+	_Atomic uint64_t told_at; /* the same, for the replay's thread */
 };
 
-static void note(struct seen *s, uint8_t kind, uint64_t key)
+static void note(struct seen *s, uint8_t kind, uint64_t key, uint64_t ev)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 1024;
 		s->key = realloc(s->key, s->cap * sizeof(*s->key));
+		s->ev = realloc(s->ev, s->cap * sizeof(*s->ev));
 		s->kind = realloc(s->kind, s->cap);
-		cr_assert(s->key && s->kind);
+		cr_assert(s->key && s->ev && s->kind);
 	}
 	s->key[s->n] = key;
+	s->ev[s->n] = ev;
 	s->kind[s->n++] = kind;
-}
-
-/* Deterministic contents from a record's number. */
-static void make_event(uint64_t i, struct msr_event *ev)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->index = i;
-	ev->offset = i * 7;
-	ev->pa = i * 0x40;
-	ev->data = ~i;
-	ev->ts = (uint32_t)i;
-	ev->code = (uint16_t)(i % 40);
-	ev->tnum = (uint8_t)(i % 64);
-	ev->nbytes = (uint8_t)(i % 5 == 0 ? 64 : i % 3);
-	for (unsigned k = 0; k < ev->nbytes; k++)
-		ev->bytes[k] = (uint8_t)(i + k);
 }
 
 static void make_op(uint64_t i, struct msr_op *op)
@@ -78,16 +70,15 @@ static void make_op(uint64_t i, struct msr_op *op)
 	}
 }
 
-static void s_event(void *ctx, const struct msr_event *ev)
+/* Told only when the count grew. */
+static void s_events(void *ctx, uint64_t upto)
 {
 	struct seen *s = ctx;
-	struct msr_event want;
 
-	make_event(ev->index, &want);
-	if (memcmp(ev, &want, offsetof(struct msr_event, bytes)) ||
-	    memcmp(ev->bytes, want.bytes, want.nbytes))
+	if (upto <= s->told)
 		s->bad++;
-	note(s, K_EVENT, ev->index);
+	s->told = upto;
+	atomic_store(&s->told_at, upto);
 }
 
 static void s_commit(void *ctx, const struct msr_commit *c)
@@ -96,7 +87,7 @@ static void s_commit(void *ctx, const struct msr_commit *c)
 
 	if (c->pa8 != c->co * 8 || c->data[7] != (uint8_t)c->co)
 		s->bad++;
-	note(s, K_COMMIT, c->co);
+	note(s, K_COMMIT, c->co, s->told);
 }
 
 static void s_op(void *ctx, const struct msr_op *op)
@@ -116,7 +107,7 @@ static void s_op(void *ctx, const struct msr_op *op)
 		    memcmp(x->rf, y->rf, y->nrf * sizeof(y->rf[0])))
 			s->bad++;
 	}
-	note(s, K_OP, op->iseq);
+	note(s, K_OP, op->iseq, s->told);
 }
 
 static void s_viol(void *ctx, const struct msr_violation *v)
@@ -127,13 +118,13 @@ static void s_viol(void *ctx, const struct msr_violation *v)
 	snprintf(want, sizeof(want), "violation %llu", (unsigned long long)v->iseq);
 	if (strcmp(v->message, want) || v->proof[MSR_PROOF_MAX - 1].iseq != v->iseq)
 		s->bad++;
-	note(s, K_VIOL, v->iseq);
+	note(s, K_VIOL, v->iseq, s->told);
 }
 
-/* Push n records of mixed kinds; returns the expected sequence. */
-static void push_mixed(struct cpipe *p, size_t n, struct seen *want)
+/* Push n events and records, mixed; returns the expected sequence and adds
+ * the events counted to *nev. */
+static void push_mixed(struct cpipe *p, size_t n, struct seen *want, uint64_t *nev)
 {
-	struct msr_event ev;
 	struct msr_op op;
 	struct msr_commit c;
 	struct msr_violation *v = calloc(1, sizeof(*v));
@@ -142,14 +133,13 @@ static void push_mixed(struct cpipe *p, size_t n, struct seen *want)
 	for (uint64_t i = 0; i < n; i++) {
 		switch (i % 7) {
 		case 0: case 2: case 4:
-			make_event(i, &ev);
-			cpipe_event(p, &ev);
-			note(want, K_EVENT, i);
+			cpipe_event(p);
+			++*nev;
 			break;
 		case 1: case 5:
 			make_op(i, &op);
 			cpipe_op(p, &op);
-			note(want, K_OP, i);
+			note(want, K_OP, i, *nev);
 			break;
 		case 3:
 			memset(&c, 0, sizeof(c));
@@ -157,7 +147,7 @@ static void push_mixed(struct cpipe *p, size_t n, struct seen *want)
 			c.pa8 = i * 8;
 			c.data[7] = (uint8_t)i;
 			cpipe_commit(p, &c);
-			note(want, K_COMMIT, i);
+			note(want, K_COMMIT, i, *nev);
 			break;
 		default:
 			if (i % 700 != 6)
@@ -168,7 +158,7 @@ static void push_mixed(struct cpipe *p, size_t n, struct seen *want)
 			snprintf(v->message, sizeof(v->message), "violation %llu",
 				 (unsigned long long)i);
 			cpipe_violation(p, v);
-			note(want, K_VIOL, i);
+			note(want, K_VIOL, i, *nev);
 			break;
 		}
 	}
@@ -182,60 +172,116 @@ static void expect_same(const struct seen *got, const struct seen *want)
 	for (size_t i = 0; i < want->n; i++) {
 		cr_assert_eq(got->kind[i], want->kind[i], "record %zu", i);
 		cr_assert_eq(got->key[i], want->key[i], "record %zu", i);
+		cr_assert_eq(got->ev[i], want->ev[i], "record %zu: told %llu events, "
+			     "not %llu", i, (unsigned long long)got->ev[i],
+			     (unsigned long long)want->ev[i]);
 	}
 }
 
 static void seen_free(struct seen *s)
 {
 	free(s->key);
+	free(s->ev);
 	free(s->kind);
 }
 
 Test(check_pipe, every_record_in_order_across_chunks)
 {
 	struct seen got = {0}, want = {0};
-	struct cpipe_sink sink = {&got, s_event, s_commit, s_op, s_viol};
-	struct cpipe *p = cpipe_start(&sink);
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink, 1u << 30);
+	uint64_t nev = 0;
 
 	cr_assert(p);
-	/* about 50 MB of records: the 8 MiB ring of chunks wraps six times */
-	push_mixed(p, 200000, &want);
+	/* about 46 MB of records: the 8 MiB ring of chunks wraps five times */
+	push_mixed(p, 200000, &want, &nev);
 	cpipe_finish(p);
 	expect_same(&got, &want);
+	cr_assert_eq(got.told, nev, "told %llu events at the end, not %llu",
+		     (unsigned long long)got.told, (unsigned long long)nev);
 	seen_free(&got);
 	seen_free(&want);
+}
+
+/* lag events ahead at most, with records among the events or none */
+static void lag_run(uint64_t lag, uint64_t n, uint64_t commit_every)
+{
+	struct seen got = {0};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink, lag);
+	struct msr_commit c;
+	uint64_t co = 0;
+
+	cr_assert(p);
+	for (uint64_t i = 0; i < n; i++) {
+		cpipe_event(p);
+		/* event number i is counted: the sink has been told more
+		 * than i - lag of them */
+		cr_assert_lt(i, atomic_load(&got.told_at) + lag, "event %llu",
+			     (unsigned long long)i);
+		if (commit_every && i % commit_every == 0) {
+			memset(&c, 0, sizeof(c));
+			c.co = ++co;
+			c.pa8 = co * 8;
+			c.data[7] = (uint8_t)co;
+			cpipe_commit(p, &c);
+		}
+	}
+	cpipe_finish(p);
+	cr_assert_eq(got.bad, 0);
+	cr_assert_eq(got.n, co);
+	cr_assert_eq(got.told, n);
+	for (size_t k = 0; k < got.n; k++)
+		cr_assert_eq(got.ev[k], 1 + (got.key[k] - 1) * commit_every,
+			     "commit %llu", (unsigned long long)got.key[k]);
+	seen_free(&got);
+}
+
+Test(check_pipe, replay_stays_within_lag)
+{
+	lag_run(100, 300000, 1000);
+	lag_run(1, 20000, 7);
+}
+
+Test(check_pipe, events_without_records)
+{
+	lag_run(1000, 1000000, 0);
 }
 
 Test(check_pipe, empty_pipe_finishes)
 {
 	struct seen got = {0};
-	struct cpipe_sink sink = {&got, s_event, s_commit, s_op, s_viol};
-	struct cpipe *p = cpipe_start(&sink);
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink, 10);
 
 	cr_assert(p);
 	cpipe_finish(p);
 	cr_assert_eq(got.n, 0);
+	cr_assert_eq(got.told, 0);
 	cpipe_finish(NULL);
+	cr_assert_null(cpipe_start(&sink, 0), "a lag of 0 events is refused");
 }
 
 Test(check_pipe, two_pipes_at_once)
 {
 	struct seen got[2] = {{0}}, want[2] = {{0}};
 	struct cpipe *p[2];
+	uint64_t nev[2] = {0, 0};
 
 	for (int k = 0; k < 2; k++) {
-		struct cpipe_sink sink = {&got[k], s_event, s_commit, s_op, s_viol};
+		struct cpipe_sink sink = {&got[k], s_events, s_commit, s_op, s_viol};
 
-		p[k] = cpipe_start(&sink);
+		p[k] = cpipe_start(&sink, 5000);
 		cr_assert(p[k]);
 	}
-	push_mixed(p[0], 30000, &want[0]);
-	push_mixed(p[1], 50000, &want[1]);
-	push_mixed(p[0], 10, &want[0]);
+	push_mixed(p[0], 30000, &want[0], &nev[0]);
+	push_mixed(p[1], 50000, &want[1], &nev[1]);
+	push_mixed(p[0], 10, &want[0], &nev[0]);
 	cpipe_finish(p[1]);
 	cpipe_finish(p[0]);
 	for (int k = 0; k < 2; k++) {
 		expect_same(&got[k], &want[k]);
+		cr_assert_eq(got[k].told, nev[k]);
 		seen_free(&got[k]);
 		seen_free(&want[k]);
 	}

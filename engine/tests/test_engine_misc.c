@@ -132,6 +132,65 @@ Test(history, query_mid_ring_and_touches)
 	msr_history_destroy(h);
 }
 
+/* Shared: queries see only the shown events, as far back as the unshared
+ * ring of the same size would, while the writer is up to `lag` ahead. */
+Test(history, shared_answers_as_unshared_at_its_frontier)
+{
+	struct msr_history *h, *u;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event a[64], b[64], ev;
+	uint64_t lag;
+	size_t n;
+
+	cr_assert_eq(msr_history_create(32, &h, &err), MSR_OK);
+	cr_assert_eq(msr_history_create(32, &u, &err), MSR_OK);
+	lag = msr_history_share(h, 100);
+	cr_assert_geq(lag, 100);
+	add_loads(h, 100, 2, 4, 5); /* 100 events: none shown yet */
+	cr_assert_eq(msr_history_context(h, 1, UINT64_MAX, 1000, 64, a), 0);
+	cr_assert_not(msr_history_get(h, 0, &ev));
+	msr_history_show(h, 80); /* as if only the first 80 were added */
+	add_loads(u, 80, 2, 4, 5);
+	n = msr_history_context(h, 1, UINT64_MAX, 1000, 64, a);
+	cr_assert_eq(n, msr_history_context(u, 1, UINT64_MAX, 1000, 64, b));
+	cr_assert_gt(n, 0);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(a[i].index, b[i].index);
+	cr_assert_eq(a[n - 1].index, 2 * 77); /* the newest shown of strand 1 */
+	n = msr_history_after(h, -1, 0x1000, 100, 64, a);
+	cr_assert_eq(n, msr_history_after(u, -1, 0x1000, 100, 64, b));
+	cr_assert_eq(a[n - 1].index, 2 * 75); /* not 2 * 95: not shown */
+	cr_assert(msr_history_touches(h, 3, UINT64_MAX, 2 * 79));
+	cr_assert_not(msr_history_touches(h, 0, UINT64_MAX, 2 * 80));
+	cr_assert(msr_history_get(h, 79, &ev));
+	cr_assert_eq(ev.index, 2 * 79);
+	cr_assert_not(msr_history_get(h, 80, &ev)); /* added, not shown */
+	cr_assert(msr_history_get(h, 48, &ev));      /* the oldest of 32 */
+	cr_assert_not(msr_history_get(h, 47, &ev));  /* out of the window */
+	msr_history_show(h, 70); /* never goes back */
+	cr_assert(msr_history_get(h, 79, &ev));
+	msr_history_destroy(h);
+	msr_history_destroy(u);
+}
+
+/* Unshared again, adding shows each event at once. */
+Test(history, unshare_before_use)
+{
+	struct msr_history *h;
+	struct msr_error err = MSR_ERROR_INIT;
+	struct msr_event ev;
+
+	cr_assert_eq(msr_history_create(16, &h, &err), MSR_OK);
+	cr_assert_gt(msr_history_share(h, 1000), 0);
+	cr_assert_eq(msr_history_share(h, 0), 0);
+	add_loads(h, 40, 1, 2, 3);
+	cr_assert(msr_history_get(h, 39, &ev));
+	cr_assert_eq(ev.index, 39);
+	cr_assert(msr_history_get(h, 24, &ev));
+	cr_assert_not(msr_history_get(h, 23, &ev)); /* the window stays 16 */
+	msr_history_destroy(h);
+}
+
 /* Payloads are kept beside the ring: a slot reused by a payload-less event
  * must not hand back the old payload, and every header field comes back. */
 Test(history, context_returns_payloads_and_fields)
