@@ -45,7 +45,7 @@ struct cpipe {
 	/* producer */
 	unsigned put;
 	uint8_t *w, *wend;
-	uint64_t events, limit; /* events counted; may count below limit */
+	uint64_t events, limit; /* events counted; no check needed below limit */
 	char pad2[64];
 	/* helper: the records are rebuilt here (the sink may keep nothing) */
 	uint64_t told;          /* events handed on */
