@@ -70,10 +70,6 @@ struct check_run {
 	struct msr_engine *eng;
 	struct msr_tso *tso;
 	struct cpipe *pipe; /* TSO pass and report on a second thread */
-	/* with the pipe, written by its thread: a cache line of its own */
-	char pad0[64];
-	uint64_t told;      /* events shown to the history's queries */
-	char pad1[64];
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -293,13 +289,14 @@ static void on_events(void *ctx, uint64_t upto)
 {
 	struct check_run *run = ctx;
 	struct msr_event ev;
+	uint64_t q;
 
-	while (run->told < upto && msr_report_watching(run->rep)) {
-		msr_history_show(run->hist, ++run->told);
-		if (msr_history_get(run->hist, run->told - 1, &ev))
+	while ((q = msr_history_shown(run->hist)) < upto &&
+	       msr_report_watching(run->rep)) {
+		msr_history_show(run->hist, q + 1);
+		if (msr_history_get(run->hist, q, &ev))
 			msr_report_observe(run->rep, &ev);
 	}
-	run->told = upto;
 	msr_history_show(run->hist, upto);
 }
 

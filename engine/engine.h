@@ -428,6 +428,8 @@ uint64_t msr_history_share(struct msr_history *h, uint64_t lag);
 void msr_history_add(struct msr_history *h, const struct msr_event *ev);
 /* Shared: queries see the first `upto` events added (never decreases). */
 void msr_history_show(struct msr_history *h, uint64_t upto);
+/* How many events queries see (on the querying thread when shared). */
+uint64_t msr_history_shown(const struct msr_history *h);
 /* Copy out event number `seq` (0-based, in the order added) if queries see
  * it; false if it is not shown yet or has left the ring. */
 bool msr_history_get(const struct msr_history *h, uint64_t seq,

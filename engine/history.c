@@ -159,6 +159,11 @@ void msr_history_show(struct msr_history *h, uint64_t upto)
 		h->shown = upto;
 }
 
+uint64_t msr_history_shown(const struct msr_history *h)
+{
+	return h->shown;
+}
+
 static const struct hslot *slot_at(const struct msr_history *h, uint64_t seq)
 {
 	return &h->ring[seq & (h->cap - 1)];

@@ -149,7 +149,9 @@ Test(history, shared_answers_as_unshared_at_its_frontier)
 	add_loads(h, 100, 2, 4, 5); /* 100 events: none shown yet */
 	cr_assert_eq(msr_history_context(h, 1, UINT64_MAX, 1000, 64, a), 0);
 	cr_assert_not(msr_history_get(h, 0, &ev));
+	cr_assert_eq(msr_history_shown(h), 0);
 	msr_history_show(h, 80); /* as if only the first 80 were added */
+	cr_assert_eq(msr_history_shown(h), 80);
 	add_loads(u, 80, 2, 4, 5);
 	n = msr_history_context(h, 1, UINT64_MAX, 1000, 64, a);
 	cr_assert_eq(n, msr_history_context(u, 1, UINT64_MAX, 1000, 64, b));
@@ -168,6 +170,7 @@ Test(history, shared_answers_as_unshared_at_its_frontier)
 	cr_assert(msr_history_get(h, 48, &ev));      /* the oldest of 32 */
 	cr_assert_not(msr_history_get(h, 47, &ev));  /* out of the window */
 	msr_history_show(h, 70); /* never goes back */
+	cr_assert_eq(msr_history_shown(h), 80);
 	cr_assert(msr_history_get(h, 79, &ev));
 	msr_history_destroy(h);
 	msr_history_destroy(u);
@@ -184,6 +187,7 @@ Test(history, unshare_before_use)
 	cr_assert_gt(msr_history_share(h, 1000), 0);
 	cr_assert_eq(msr_history_share(h, 0), 0);
 	add_loads(h, 40, 1, 2, 3);
+	cr_assert_eq(msr_history_shown(h), 40);
 	cr_assert(msr_history_get(h, 39, &ev));
 	cr_assert_eq(ev.index, 39);
 	cr_assert(msr_history_get(h, 24, &ev));
