@@ -13,6 +13,8 @@
 # a temporary directory, removed at the end) keeps the corpus when given, and
 # a corpus already there is reused: the generator is deterministic. Prints
 # one line per differing run and "N runs, M differ"; exits 1 if any differ.
+# MSR_EXACT_QUICK=1 uses a small corpus and two option sets (a few seconds;
+# the test suite checks the script that way).
 set -u
 if [ $# -lt 3 ]; then
 	echo "usage: exactness.sh GEN OLD NEW [WORKDIR]" >&2
@@ -62,6 +64,14 @@ optsets=(
 	"--strand 0-7 --pa 0:0xffff"
 )
 
+if [ "${MSR_EXACT_QUICK:-}" = 1 ]; then
+	corpus=(
+		"clean:--seed 1 --events 20000"
+		"mixed:--seed 10 --events 40000 --inject store-order:0.003 --inject load-value:0.003 --inject lost-inv:0.003"
+	)
+	optsets=("" "--single-thread --context 64")
+fi
+
 untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1"; }
 
 for entry in "${corpus[@]}"; do
@@ -73,10 +83,10 @@ for entry in "${corpus[@]}"; do
 		{ echo "exactness: msync-gen failed for $name" >&2; exit 2; }
 done
 # the other input forms, from the first traces with violations
-[ -s text.trace ] || "$new" dump mixed.trace.zst -o text.trace || exit 2
+[ -s text.trace ] || "$old" dump mixed.trace.zst -o text.trace || exit 2
 [ -s text.steps.zst ] || cp mixed.steps.zst text.steps.zst
 [ -s text.image ] || cp mixed.image text.image
-[ -s hex.trace.zst ] || "$new" encode --hex text.trace -o hex.trace.zst || exit 2
+[ -s hex.trace.zst ] || "$old" encode --hex text.trace -o hex.trace.zst || exit 2
 [ -s hex.steps.zst ] || cp mixed.steps.zst hex.steps.zst
 [ -s hex.image ] || cp mixed.image hex.image
 
