@@ -13,8 +13,8 @@
 # a temporary directory, removed at the end) keeps the corpus when given, and
 # a corpus already there is reused: the generator is deterministic. Prints
 # one line per differing run and "N runs, M differ"; exits 1 if any differ.
-# MSR_EXACT_QUICK=1 uses a small corpus and two option sets (a few seconds;
-# the test suite checks the script that way).
+# MSR_EXACT_QUICK=1 uses a small corpus (in WORKDIR/quick) and two option
+# sets: a few seconds; the test suite checks the script that way.
 set -u
 if [ $# -lt 3 ]; then
 	echo "usage: exactness.sh GEN OLD NEW [WORKDIR]" >&2
@@ -28,6 +28,8 @@ else
 	work=$(mktemp -d "${TMPDIR:-/tmp}/msr-exact.XXXXXX") || exit 2
 	trap 'rm -rf "$work"' EXIT INT TERM
 fi
+# the quick corpus has the full one's names: it keeps to a folder of its own
+[ "${MSR_EXACT_QUICK:-}" = 1 ] && work=$work/quick && mkdir -p "$work"
 cd "$work" || exit 2
 
 # name: generator options (all with --steps and --image)

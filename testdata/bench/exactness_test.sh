@@ -18,9 +18,9 @@ bash "$exact" "$gen" "$msr" "$msr" "$work/corpus" >"$work/same.txt" 2>&1
 ok $? "one build against itself: exit 0"
 grep -qx '8 runs, 0 differ' "$work/same.txt"
 ok $? "counts the runs: 4 traces (binary, text, hex) x 2 option sets"
-[ -s "$work/corpus/mixed.trace.zst" ] && [ -s "$work/corpus/text.trace" ] &&
-	[ -s "$work/corpus/hex.trace.zst" ]
-ok $? "keeps the corpus in the work directory given"
+[ -s "$work/corpus/quick/mixed.trace.zst" ] && [ -s "$work/corpus/quick/text.trace" ] &&
+	[ -s "$work/corpus/quick/hex.trace.zst" ]
+ok $? "keeps the quick corpus in its own folder of the work directory given"
 
 printf '#!/bin/sh\nexec "%s" "$@" --context 1\n' "$msr" >"$work/less-context"
 chmod +x "$work/less-context"
