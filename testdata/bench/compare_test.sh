@@ -2,15 +2,8 @@
 # compare.py (TAP): two runs of one build on the demo dump agree; a "build"
 # that reports differently (here: the same binary with --no-tso) is caught.
 # usage: compare_test.sh COMPARE_PY MSYNC_REPLAY DEMO_DIR
-set -u
+. "$(dirname "$0")/tap-lib.sh"
 compare=$1 msr=$2 demo=$3
-work=$(mktemp -d /tmp/msr-compare-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-n=0 fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
 
 python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" "$demo/steps.log.zst" \
 	--rounds 2 >"$work/same.txt" 2>&1
@@ -41,5 +34,4 @@ python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 python3 "$compare" "$msr" "$work/none" "$demo/nas.trace.zst" --rounds 2 >"$work/none.txt" 2>&1
 [ $? -ne 0 ] && grep -q "^compare: cannot run $work/none" "$work/none.txt"
 ok $? "a binary that does not exist: a message, not a traceback"
-echo "1..$n"
-exit $fail
+tap_end

@@ -3,15 +3,8 @@
 # a "build" that reports differently (the same binary with less context) is
 # caught and named.
 # usage: exactness_test.sh EXACTNESS_SH MSYNC_GEN MSYNC_REPLAY
-set -u
+. "$(dirname "$0")/tap-lib.sh"
 exact=$1 gen=$2 msr=$(realpath "$3")
-work=$(mktemp -d /tmp/msr-exact-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-n=0 fail=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
-}
 export MSR_EXACT_QUICK=1
 
 bash "$exact" "$gen" "$msr" "$msr" "$work/corpus" >"$work/same.txt" 2>&1
@@ -32,5 +25,4 @@ ok $? "names the differing runs and counts them"
 
 bash "$exact" "$gen" "$msr" >/dev/null 2>&1
 [ $? -eq 2 ]; ok $? "missing arguments: usage error"
-echo "1..$n"
-exit $fail
+tap_end

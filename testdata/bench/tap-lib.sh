@@ -1,0 +1,15 @@
+# tap-lib.sh - what the TAP tests of the benchmark tools share: a work
+# directory removed at exit, `ok STATUS DESCRIPTION`, and `tap_end` for the
+# plan and the exit status. Sourced by the *_test.sh scripts here.
+set -u
+work=$(mktemp -d /tmp/msr-bench-test.XXXXXX) || exit 2
+trap 'rm -rf "$work"' EXIT
+n=0 fail=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+tap_end() {
+	echo "1..$n"
+	exit $fail
+}
