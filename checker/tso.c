@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "tso-internal.h"
+#include "hugepage.h"
 
 #define RING_DEFAULT (1u << 14)
 #define ST_RING_INIT 64u
@@ -140,6 +141,7 @@ int msr_tso_create(const struct msr_config *cfg,
 	t->ring_cap = RING_DEFAULT;
 	t->ring = calloc(t->ring_cap, sizeof(*t->ring));
 	t->s = calloc(MSR_MAX_STRANDS, sizeof(*t->s));
+	msr_hugepage_advise(t->ring, t->ring_cap * sizeof(*t->ring));
 	if (!t->ring || !t->s ||
 	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
 		goto nomem;
@@ -218,6 +220,7 @@ static size_t pool_get(struct tso_pool *p)
 
 		if (!na)
 			return SIZE_MAX;
+		msr_hugepage_advise(na, cap * p->esz);
 		p->a = na;
 		p->cap = cap;
 	}

@@ -13,6 +13,7 @@
 #include "check-pipe-internal.h"
 
 #include "handoff.h"
+#include "hugepage.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -35,6 +36,7 @@ struct rec {
 struct cpipe {
 	struct cpipe_sink sink;
 	struct msr_handoff h;
+	uint8_t *chunks;              /* one block: CPIPE_CHUNKS chunks */
 	uint8_t *chunk[CPIPE_CHUNKS];
 	size_t used[CPIPE_CHUNKS]; /* bytes of each published chunk */
 	uint64_t lag;
@@ -215,8 +217,7 @@ static void *helper_main(void *arg)
 
 static void pipe_free(struct cpipe *p)
 {
-	for (unsigned i = 0; i < CPIPE_CHUNKS; i++)
-		free(p->chunk[i]);
+	free(p->chunks);
 	free(p);
 }
 
@@ -229,14 +230,16 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	p->sink = *sink;
 	p->lag = p->limit = lag;
 	atomic_init(&p->done, 0);
-	for (unsigned i = 0; i < CPIPE_CHUNKS; i++) {
-		/* 8-aligned records need an 8-aligned chunk: malloc's is */
-		p->chunk[i] = malloc(CPIPE_CHUNK);
-		if (!p->chunk[i]) {
-			pipe_free(p);
-			return NULL;
-		}
+	/* 8-aligned records need 8-aligned chunks: malloc's block is, and
+	 * so is every chunk in it; one block so that it can have huge pages */
+	p->chunks = malloc(CPIPE_CHUNKS * CPIPE_CHUNK);
+	if (!p->chunks) {
+		pipe_free(p);
+		return NULL;
 	}
+	msr_hugepage_advise(p->chunks, CPIPE_CHUNKS * CPIPE_CHUNK);
+	for (unsigned i = 0; i < CPIPE_CHUNKS; i++)
+		p->chunk[i] = p->chunks + i * CPIPE_CHUNK;
 	/* the producer holds chunk 0 from the start */
 	p->w = p->chunk[0];
 	p->wend = p->w + CPIPE_CHUNK;

@@ -17,6 +17,7 @@
  * caller's flow control keeps out of the writer's way.
  */
 #include "engine-internal.h"
+#include "hugepage.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -61,8 +62,11 @@ static bool ring_alloc(uint64_t cap, struct hslot **ring, uint8_t (**bytes)[64])
 	/* line-aligned: a 64-byte slot is then one cache line to write */
 	*ring = aligned_alloc(64, ((size_t)cap * sizeof(**ring) + 63) & ~(size_t)63);
 	*bytes = calloc((size_t)cap, sizeof(**bytes));
-	if (*ring && *bytes)
+	if (*ring && *bytes) {
+		msr_hugepage_advise(*ring, (size_t)cap * sizeof(**ring));
+		msr_hugepage_advise(*bytes, (size_t)cap * sizeof(**bytes));
 		return true;
+	}
 	free(*ring);
 	free(*bytes);
 	return false;

@@ -9,6 +9,7 @@
  * indexed by trace position.
  */
 #include "engine-internal.h"
+#include "hugepage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ int msr_mem_init(struct msr_engine *e)
 	    msr_omap_init(&e->dma_map, 16) < 0)
 		return -1;
 	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
+	msr_hugepage_advise(e->hist, MSR_COMMIT_HISTORY * sizeof(*e->hist));
 	return e->hist ? 0 : -1;
 }
 

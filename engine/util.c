@@ -6,6 +6,7 @@
  * errors beyond a NULL / -1 return (callers turn that into MSR_E_NOMEM).
  */
 #include "util-internal.h"
+#include "hugepage.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ int msr_ring_grow(struct msr_ring *r)
 
 	if (!nb)
 		return -1;
+	msr_hugepage_advise(nb, (size_t)ncap * r->esz);
 	for (uint64_t s = r->head; s < r->tail; s++)
 		memcpy(nb + (size_t)(s & (ncap - 1)) * r->esz,
 		       r->buf + (size_t)(s & (r->cap - 1)) * r->esz, r->esz);
@@ -83,6 +85,7 @@ static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 		msr_map_release(m);
 		return -1;
 	}
+	msr_hugepage_advise(m->slots, cap * sizeof(*m->slots));
 	slots_clear(m->slots, cap);
 	return 0;
 }
@@ -117,6 +120,7 @@ static __attribute__((noinline)) int map_grow(struct msr_map *m)
 
 	if (!ns)
 		return -1;
+	msr_hugepage_advise(ns, old.cap * 2 * sizeof(*ns));
 	slots_clear(ns, old.cap * 2);
 	m->slots = ns;
 	m->cap = old.cap * 2;
@@ -272,6 +276,7 @@ uint32_t msr_pool_alloc_raw(struct msr_pool *p)
 			nb = realloc(p->buf, (size_t)ncap * p->esz);
 			if (!nb)
 				return UINT32_MAX;
+			msr_hugepage_advise(nb, (size_t)ncap * p->esz);
 			p->buf = nb;
 			p->cap = ncap;
 		}
