@@ -230,14 +230,13 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	p->sink = *sink;
 	p->lag = p->limit = lag;
 	atomic_init(&p->done, 0);
-	/* 8-aligned records need 8-aligned chunks: malloc's block is, and
-	 * so is every chunk in it; one block so that it can have huge pages */
-	p->chunks = malloc(CPIPE_CHUNKS * CPIPE_CHUNK);
+	/* 8-aligned records need 8-aligned chunks: one block, so that it can
+	 * be on huge pages */
+	p->chunks = msr_hugepage_alloc(CPIPE_CHUNKS * CPIPE_CHUNK, false);
 	if (!p->chunks) {
 		pipe_free(p);
 		return NULL;
 	}
-	msr_hugepage_advise(p->chunks, CPIPE_CHUNKS * CPIPE_CHUNK);
 	for (unsigned i = 0; i < CPIPE_CHUNKS; i++)
 		p->chunk[i] = p->chunks + i * CPIPE_CHUNK;
 	/* the producer holds chunk 0 from the start */

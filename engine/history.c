@@ -60,13 +60,10 @@ static uint64_t slot_u64(const struct hslot *s, size_t off)
 static bool ring_alloc(uint64_t cap, struct hslot **ring, uint8_t (**bytes)[64])
 {
 	/* line-aligned: a 64-byte slot is then one cache line to write */
-	*ring = aligned_alloc(64, ((size_t)cap * sizeof(**ring) + 63) & ~(size_t)63);
-	*bytes = calloc((size_t)cap, sizeof(**bytes));
-	if (*ring && *bytes) {
-		msr_hugepage_advise(*ring, (size_t)cap * sizeof(**ring));
-		msr_hugepage_advise(*bytes, (size_t)cap * sizeof(**bytes));
+	*ring = msr_hugepage_alloc((size_t)cap * sizeof(**ring), false);
+	*bytes = msr_hugepage_alloc((size_t)cap * sizeof(**bytes), true);
+	if (*ring && *bytes)
 		return true;
-	}
 	free(*ring);
 	free(*bytes);
 	return false;

@@ -20,8 +20,11 @@
 #ifndef MSR_HUGEPAGE_H
 #define MSR_HUGEPAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,6 +48,28 @@ static inline void msr_hugepage_advise(void *p, size_t bytes)
 	(void)p;
 	(void)bytes;
 #endif
+}
+
+/*
+ * A table of fixed size that is never reallocated, aligned to a cache line
+ * at least; from MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to
+ * 2 MiB and rounded up to it, so that none of it is left on small pages at
+ * an unaligned start or end (a 4 MiB table at a random page boundary
+ * holds only one aligned 2 MiB page). Cleared when `zero`. Free it with
+ * free(); NULL when memory is short.
+ */
+static inline void *msr_hugepage_alloc(size_t bytes, bool zero)
+{
+	size_t align = bytes < MSR_HUGEPAGE_MIN ? 64 : (size_t)2 << 20;
+	size_t n = (bytes + align - 1) & ~(align - 1);
+	void *p = aligned_alloc(align, n ? n : align);
+
+	if (!p)
+		return NULL;
+	msr_hugepage_advise(p, n);
+	if (zero)
+		memset(p, 0, n);
+	return p;
 }
 
 #endif /* MSR_HUGEPAGE_H */

@@ -29,8 +29,7 @@ int msr_mem_init(struct msr_engine *e)
 	    msr_map_init(&e->l1_map, 1024) < 0 ||
 	    msr_omap_init(&e->dma_map, 16) < 0)
 		return -1;
-	e->hist = calloc(MSR_COMMIT_HISTORY, sizeof(*e->hist));
-	msr_hugepage_advise(e->hist, MSR_COMMIT_HISTORY * sizeof(*e->hist));
+	e->hist = msr_hugepage_alloc(MSR_COMMIT_HISTORY * sizeof(*e->hist), true);
 	return e->hist ? 0 : -1;
 }
 

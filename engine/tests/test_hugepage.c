@@ -1,7 +1,8 @@
 /*
- * test_hugepage.c - huge-page advice for large tables: it leaves contents
- * and small tables alone, and it advises a table's whole mapping, so that
- * realloc can still grow the table in place.
+ * test_hugepage.c - huge pages for large tables: the advice leaves contents
+ * and small tables alone and covers a table's whole mapping, so that
+ * realloc can still grow the table in place; fixed tables are aligned and
+ * cleared, and large ones lie on whole huge pages.
  */
 #include <criterion/criterion.h>
 
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/mman.h>
 
 #include "hugepage.h"
 
@@ -45,6 +48,28 @@ static bool mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi, bool *hg)
 	}
 	fclose(f);
 	return found;
+}
+
+/* Whether this kernel records huge-page advice at all (skip if not). */
+static bool kernel_takes_advice(void)
+{
+#ifdef MADV_HUGEPAGE
+	size_t n = (size_t)4 << 20;
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t lo, hi;
+	bool hg = false;
+
+	if (m == MAP_FAILED)
+		return false;
+	if (madvise(m, n, MADV_HUGEPAGE) != 0 ||
+	    !mapping_of((uintptr_t)m, &lo, &hi, &hg))
+		hg = false;
+	munmap(m, n);
+	return hg;
+#else
+	return false;
+#endif
 }
 
 static void fill(unsigned char *p, size_t n)
@@ -92,12 +117,8 @@ Test(hugepage, a_large_table_is_advised_whole_and_grows_in_place)
 	fill(p, n);
 	msr_hugepage_advise(p, n);
 	cr_assert(filled(p, n));
-	if (!mapping_of((uintptr_t)p, &lo, &hi, &hg))
-		cr_skip_test("/proc/self/smaps is not readable here");
-	if (!hg && !mapping_of((uintptr_t)p + n / 2, &lo, &hi, &hg))
-		cr_skip_test("/proc/self/smaps is not readable here");
-	if (!hg)
-		cr_skip_test("this kernel does not take huge-page advice");
+	if (!kernel_takes_advice())
+		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
 	/* one mapping from the table's first byte to its last: advice on the
 	 * aligned interior only would have split it (and stopped mremap) */
 	cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
@@ -108,4 +129,41 @@ Test(hugepage, a_large_table_is_advised_whole_and_grows_in_place)
 	cr_assert_not_null(q);
 	cr_expect(filled(q, n));
 	free(q);
+}
+
+Test(hugepage, a_small_fixed_table_is_line_aligned_and_cleared)
+{
+	size_t n = 1000;
+	unsigned char *p = msr_hugepage_alloc(n, true);
+
+	cr_assert_not_null(p);
+	cr_expect_eq((uintptr_t)p % 64, 0, "not on a cache line: %p", (void *)p);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
+	fill(p, n);
+	cr_expect(filled(p, n));
+	free(p);
+}
+
+Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
+{
+	size_t huge = (size_t)2 << 20;
+	size_t n = MSR_HUGEPAGE_MIN + 12345;
+	unsigned char *p = msr_hugepage_alloc(n, true);
+	uintptr_t lo, hi;
+	bool hg = false;
+
+	cr_assert_not_null(p);
+	cr_expect_eq((uintptr_t)p % huge, 0, "not 2 MiB-aligned: %p", (void *)p);
+	for (size_t i = 0; i < n; i += 4096)
+		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
+	fill(p, n);
+	cr_expect(filled(p, n));
+	if (!kernel_takes_advice())
+		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
+	cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
+	cr_expect(hg, "the table was not advised");
+	/* advised up to the next 2 MiB boundary, not to the last byte only */
+	cr_expect_geq(hi, (uintptr_t)p + ((n + huge - 1) & ~(huge - 1)));
+	free(p);
 }
