@@ -55,8 +55,9 @@ static inline void msr_hugepage_advise(void *p, size_t bytes)
  * at least; from MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to
  * 2 MiB and rounded up to it, so that none of it is left on small pages at
  * an unaligned start or end (a 4 MiB table at a random page boundary
- * holds only one aligned 2 MiB page). Cleared when `zero`. Free it with
- * free(); NULL when memory is short.
+ * holds only one aligned 2 MiB page). Cleared when `zero`, which touches
+ * all of it now: a small table that fills slowly is better off with
+ * calloc. Free it with free(); NULL when memory is short.
  */
 static inline void *msr_hugepage_alloc(size_t bytes, bool zero)
 {
