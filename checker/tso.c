@@ -172,8 +172,8 @@ void msr_tso_destroy(struct msr_tso *t)
 	free(t->s);
 	free(t->ring);
 	free(t->blocks.slots);
-	free(t->narrow.a);
-	free(t->wide.a);
+	msr_hugepage_release(t->narrow.a, t->narrow.cap * t->narrow.esz);
+	msr_hugepage_release(t->wide.a, t->wide.cap * t->wide.esz);
 	free(t);
 }
 
@@ -218,11 +218,11 @@ static size_t pool_get(struct tso_pool *p)
 	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 256;
-		unsigned char *na = realloc(p->a, cap * p->esz);
+		unsigned char *na = msr_hugepage_grow(p->a, p->cap * p->esz,
+						      cap * p->esz);
 
 		if (!na)
 			return SIZE_MAX;
-		msr_hugepage_advise(na, cap * p->esz);
 		p->a = na;
 		p->cap = cap;
 	}

@@ -12,8 +12,7 @@
 
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
 {
-	m->slots = calloc(cap, esz);
-	msr_hugepage_advise(m->slots, cap * esz);
+	m->slots = msr_hugepage_alloc(cap * esz, true);
 	m->esz = esz;
 	m->cap = m->slots ? cap : 0;
 	m->n = 0;

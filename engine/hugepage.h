@@ -1,76 +1,59 @@
 /*
- * hugepage.h - advice that a large table should be backed by huge pages.
+ * hugepage.h - large tables on transparent huge pages.
  *
- * msr_hugepage_advise(p, bytes) asks the kernel to back a freshly allocated
- * table of at least MSR_HUGEPAGE_MIN bytes with transparent huge pages
- * (madvise MADV_HUGEPAGE). It is advice only: it never fails, never
- * changes the table's contents, does nothing for smaller tables or where
- * the system has no transparent huge pages (or has them set to "never"),
- * and call it before the table is first written so that its first touch
- * takes one fault per 2 MiB instead of one per 4 KiB page. The engine's
- * and the TSO pass's per-block tables are read at random over tens to
- * hundreds of MiB on large footprints, where those faults and the TLB
- * misses are a large share of the time.
- *
- * The advised span is the table's own pages, rounded outward to page
- * boundaries: advising only its aligned 2 MiB interior would split a
- * mapping of its own into three, and glibc's realloc could then no longer
- * grow it in place with mremap (it copies instead).
+ * The engine's and the TSO pass's per-block tables are read at random over
+ * tens to hundreds of MiB on large footprints, where the page faults of
+ * their first touch (one per 4 KiB page) and the TLB misses are a large
+ * share of the time. These functions put tables of MSR_HUGEPAGE_MIN bytes
+ * or more on 2 MiB pages where the system allows it ("madvise" or
+ * "always" in /sys/kernel/mm/transparent_hugepage/enabled); elsewhere they
+ * behave as plain allocation. Nothing here changes a table's contents,
+ * prints or exits; a failed allocation returns NULL.
  */
 #ifndef MSR_HUGEPAGE_H
 #define MSR_HUGEPAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* Smaller tables gain little, and one of 4 MiB always spans a whole
  * aligned 2 MiB page. */
 #define MSR_HUGEPAGE_MIN ((size_t)4 << 20)
 
-static inline void msr_hugepage_advise(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo, hi;
-
-	if (!p || bytes < MSR_HUGEPAGE_MIN || page == 0 ||
-	    (page & (page - 1)) != 0)
-		return;
-	lo = (uintptr_t)p & ~(page - 1);
-	hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)bytes;
-#endif
-}
+/*
+ * Ask for huge pages for a table of `bytes` just allocated (by malloc,
+ * calloc or realloc), before it is first written. Advice only: nothing for
+ * smaller tables. The advised span is the table's pages rounded outward:
+ * advising only its aligned 2 MiB interior would split a mapping of its
+ * own into three, and glibc's realloc could then no longer grow it in
+ * place with mremap (it copies instead).
+ */
+void msr_hugepage_advise(void *p, size_t bytes);
 
 /*
- * A table of fixed size that is never reallocated, aligned to a cache line
- * at least; from MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to
- * 2 MiB and rounded up to it, so that none of it is left on small pages at
- * an unaligned start or end (a 4 MiB table at a random page boundary
- * holds only one aligned 2 MiB page). Cleared when `zero`, which touches
- * all of it now: a small table that fills slowly is better off with
- * calloc. Free it with free(); NULL when memory is short.
+ * A table of fixed size, aligned to a cache line at least; from
+ * MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to 2 MiB and rounded
+ * up to it, so that none of it is left on small pages at an unaligned
+ * start or end (a 4 MiB table at a random page boundary holds only one
+ * aligned 2 MiB page). Cleared when `zero`, which touches all of it now:
+ * a small table that fills slowly is better off with calloc. Free it with
+ * free().
  */
-static inline void *msr_hugepage_alloc(size_t bytes, bool zero)
-{
-	size_t align = bytes < MSR_HUGEPAGE_MIN ? 64 : (size_t)2 << 20;
-	size_t n = (bytes + align - 1) & ~(align - 1);
-	void *p = aligned_alloc(align, n ? n : align);
+void *msr_hugepage_alloc(size_t bytes, bool zero);
 
-	if (!p)
-		return NULL;
-	msr_hugepage_advise(p, n);
-	if (zero)
-		memset(p, 0, n);
-	return p;
-}
+/*
+ * Grow a table that only grows (a pool) from old_bytes to new_bytes,
+ * keeping its contents, as realloc does: NULL when memory is short, with
+ * the old table still valid. Under MSR_HUGEPAGE_MIN bytes it is malloc's;
+ * from there on a mapping of its own on whole huge pages, which moves as
+ * it grows (mremap) to a new 2 MiB boundary, so that its huge pages move
+ * whole, neither copied nor touched again (glibc's realloc moves a large
+ * block to any page boundary, which splits them into small pages). Free
+ * it with msr_hugepage_release and its last size.
+ */
+void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes);
+
+/* Free a table from msr_hugepage_grow, given its last size (NULL: none). */
+void msr_hugepage_release(void *p, size_t bytes);
 
 #endif /* MSR_HUGEPAGE_H */

@@ -76,7 +76,7 @@ static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 		cap *= 2;
 		shift--;
 	}
-	m->slots = malloc(cap * sizeof(*m->slots));
+	m->slots = msr_hugepage_alloc(cap * sizeof(*m->slots), false);
 	m->cap = cap;
 	m->shift = shift;
 	m->mixed = mixed;
@@ -85,7 +85,6 @@ static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 		msr_map_release(m);
 		return -1;
 	}
-	msr_hugepage_advise(m->slots, cap * sizeof(*m->slots));
 	slots_clear(m->slots, cap);
 	return 0;
 }
@@ -116,11 +115,11 @@ static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
 static __attribute__((noinline)) int map_grow(struct msr_map *m)
 {
 	struct msr_map old = *m;
-	struct msr_map_slot *ns = malloc(old.cap * 2 * sizeof(*ns));
+	struct msr_map_slot *ns = msr_hugepage_alloc(old.cap * 2 * sizeof(*ns),
+						     false);
 
 	if (!ns)
 		return -1;
-	msr_hugepage_advise(ns, old.cap * 2 * sizeof(*ns));
 	slots_clear(ns, old.cap * 2);
 	m->slots = ns;
 	m->cap = old.cap * 2;
@@ -245,7 +244,7 @@ void msr_pool_init(struct msr_pool *p, size_t esz)
 
 void msr_pool_release(struct msr_pool *p)
 {
-	free(p->buf);
+	msr_hugepage_release(p->buf, (size_t)p->cap * p->esz);
 	p->buf = NULL;
 	p->cap = p->used = 0;
 }
@@ -273,10 +272,10 @@ uint32_t msr_pool_alloc_raw(struct msr_pool *p)
 
 			if (ncap < p->cap)
 				return UINT32_MAX;
-			nb = realloc(p->buf, (size_t)ncap * p->esz);
+			nb = msr_hugepage_grow(p->buf, (size_t)p->cap * p->esz,
+					       (size_t)ncap * p->esz);
 			if (!nb)
 				return UINT32_MAX;
-			msr_hugepage_advise(nb, (size_t)ncap * p->esz);
 			p->buf = nb;
 			p->cap = ncap;
 		}

@@ -2,7 +2,8 @@
  * test_hugepage.c - huge pages for large tables: the advice leaves contents
  * and small tables alone and covers a table's whole mapping, so that
  * realloc can still grow the table in place; fixed tables are aligned and
- * cleared, and large ones lie on whole huge pages.
+ * cleared, and large ones lie on whole huge pages; a growing table keeps
+ * its contents from malloc's memory to a mapping of its own and beyond.
  */
 #include <criterion/criterion.h>
 
@@ -166,4 +167,40 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 	/* advised up to the next 2 MiB boundary, not to the last byte only */
 	cr_expect_geq(hi, (uintptr_t)p + ((n + huge - 1) & ~(huge - 1)));
 	free(p);
+}
+
+Test(hugepage, a_growing_table_keeps_its_contents_across_the_threshold)
+{
+	size_t huge = (size_t)2 << 20;
+	size_t sizes[] = {1000, 100000, MSR_HUGEPAGE_MIN + 4096,
+			  2 * MSR_HUGEPAGE_MIN + 1, 5 * MSR_HUGEPAGE_MIN + 1};
+	unsigned char *p = NULL;
+	size_t have = 0;
+
+	for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		unsigned char *q = msr_hugepage_grow(p, have, n);
+
+		cr_assert_not_null(q, "growing to %zu bytes failed", n);
+		cr_expect(filled(q, have), "contents lost growing %zu -> %zu",
+			  have, n);
+		if (n >= MSR_HUGEPAGE_MIN)
+			cr_expect_eq((uintptr_t)q % huge, 0,
+				     "a %zu-byte table is not 2 MiB-aligned", n);
+		fill(q, n); /* the whole new size is writable */
+		p = q;
+		have = n;
+	}
+	/* growing to a size that fits its whole huge pages keeps it in place */
+	cr_expect_eq(msr_hugepage_grow(p, have, have + 1), p);
+	if (kernel_takes_advice()) {
+		uintptr_t lo, hi;
+		bool hg = false;
+
+		cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
+		cr_expect(hg, "the grown table was not advised");
+		cr_expect_geq(hi, (uintptr_t)p + have);
+	}
+	msr_hugepage_release(p, have);
+	msr_hugepage_release(NULL, have);
 }
