@@ -85,12 +85,22 @@ void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes)
 		p = hugepage_reserve(n);
 		if (!p)
 			return NULL;
+#ifdef MREMAP_FIXED
 		/* onto the reservation: the old pages move, its tail is new */
 		if (mremap(old, o, n, MREMAP_MAYMOVE | MREMAP_FIXED, p) ==
 		    MAP_FAILED) {
 			munmap(p, n);
 			return NULL;
 		}
+#else
+		/* no mremap: copy, as realloc would */
+		if (mprotect(p, n, PROT_READ | PROT_WRITE) != 0) {
+			munmap(p, n);
+			return NULL;
+		}
+		memcpy(p, old, o);
+		munmap(old, o);
+#endif
 		msr_hugepage_advise(p, n);
 		return p;
 	}
