@@ -12,7 +12,9 @@
 
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
 {
-	m->slots = msr_hugepage_alloc(cap * esz, true);
+	/* a small table is cleared lazily (calloc), by whoever fills it */
+	m->slots = cap * esz < MSR_HUGEPAGE_MIN ? calloc(cap, esz)
+						 : msr_hugepage_alloc(cap * esz, true);
 	m->esz = esz;
 	m->cap = m->slots ? cap : 0;
 	m->n = 0;
