@@ -139,11 +139,10 @@ int msr_tso_create(const struct msr_config *cfg,
 		t->sink = *sink;
 	t->tpc = cfg && cfg->threads_per_core ? cfg->threads_per_core : 8;
 	t->ring_cap = RING_DEFAULT;
-	/* calloc: a small ring is then touched (and faulted in) by the
-	 * thread that runs the pass, as it fills, not all here */
+	/* calloc: the ring (under MSR_HUGEPAGE_MIN) is then touched, and
+	 * faulted in, by the thread that runs the pass as it fills */
 	t->ring = calloc(t->ring_cap, sizeof(*t->ring));
 	t->s = calloc(MSR_MAX_STRANDS, sizeof(*t->s));
-	msr_hugepage_advise(t->ring, t->ring_cap * sizeof(*t->ring));
 	if (!t->ring || !t->s ||
 	    tso_map_init(&t->blocks, sizeof(struct tso_block), 1024) < 0)
 		goto nomem;

@@ -61,7 +61,8 @@ static bool ring_alloc(uint64_t cap, struct hslot **ring, uint8_t (**bytes)[64])
 {
 	/* line-aligned: a 64-byte slot is then one cache line to write */
 	*ring = msr_hugepage_alloc((size_t)cap * sizeof(**ring), false);
-	*bytes = msr_hugepage_alloc((size_t)cap * sizeof(**bytes), true);
+	/* payloads are read back only as far as they were written */
+	*bytes = msr_hugepage_alloc((size_t)cap * sizeof(**bytes), false);
 	if (*ring && *bytes)
 		return true;
 	free(*ring);
