@@ -30,10 +30,21 @@ void msr_hugepage_advise(void *p, size_t bytes)
 #endif
 }
 
+/* bytes rounded up to a multiple of align (a power of two) */
+static size_t round_up(size_t bytes, size_t align)
+{
+	return (bytes + align - 1) & ~(align - 1);
+}
+
+static size_t hugepage_round(size_t bytes)
+{
+	return round_up(bytes, HUGEPAGE_SIZE);
+}
+
 void *msr_hugepage_alloc(size_t bytes, bool zero)
 {
 	size_t align = bytes < MSR_HUGEPAGE_MIN ? 64 : HUGEPAGE_SIZE;
-	size_t n = (bytes + align - 1) & ~(align - 1);
+	size_t n = round_up(bytes, align);
 	void *p = aligned_alloc(align, n ? n : align);
 
 	if (!p)
@@ -42,12 +53,6 @@ void *msr_hugepage_alloc(size_t bytes, bool zero)
 	if (zero)
 		memset(p, 0, n);
 	return p;
-}
-
-/* bytes rounded up to whole huge pages */
-static size_t hugepage_round(size_t bytes)
-{
-	return (bytes + HUGEPAGE_SIZE - 1) & ~(HUGEPAGE_SIZE - 1);
 }
 
 /* n bytes (whole huge pages) of address space at a 2 MiB boundary, not
@@ -70,6 +75,22 @@ static void *hugepage_reserve(size_t n)
 	return (void *)a;
 }
 
+/* n bytes (whole huge pages) at a 2 MiB boundary, usable and advised, not
+ * yet touched; NULL when memory is short. */
+static void *hugepage_map(size_t n)
+{
+	void *p = hugepage_reserve(n);
+
+	if (!p)
+		return NULL;
+	if (mprotect(p, n, PROT_READ | PROT_WRITE) != 0) {
+		munmap(p, n);
+		return NULL;
+	}
+	msr_hugepage_advise(p, n);
+	return p;
+}
+
 void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes)
 {
 	size_t n = hugepage_round(new_bytes);
@@ -82,36 +103,30 @@ void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes)
 
 		if (n <= o)
 			return old;
+#ifdef MREMAP_FIXED
 		p = hugepage_reserve(n);
 		if (!p)
 			return NULL;
-#ifdef MREMAP_FIXED
 		/* onto the reservation: the old pages move, its tail is new */
 		if (mremap(old, o, n, MREMAP_MAYMOVE | MREMAP_FIXED, p) ==
 		    MAP_FAILED) {
 			munmap(p, n);
 			return NULL;
 		}
+		msr_hugepage_advise(p, n);
 #else
 		/* no mremap: copy, as realloc would */
-		if (mprotect(p, n, PROT_READ | PROT_WRITE) != 0) {
-			munmap(p, n);
+		p = hugepage_map(n);
+		if (!p)
 			return NULL;
-		}
 		memcpy(p, old, o);
 		munmap(old, o);
 #endif
-		msr_hugepage_advise(p, n);
 		return p;
 	}
-	p = hugepage_reserve(n);
+	p = hugepage_map(n);
 	if (!p)
 		return NULL;
-	if (mprotect(p, n, PROT_READ | PROT_WRITE) != 0) {
-		munmap(p, n);
-		return NULL;
-	}
-	msr_hugepage_advise(p, n);
 	if (old)
 		memcpy(p, old, old_bytes < new_bytes ? old_bytes : new_bytes);
 	free(old);

@@ -73,6 +73,25 @@ static bool kernel_takes_advice(void)
 #endif
 }
 
+/*
+ * Expect one advised mapping to hold [from, to): false, with nothing
+ * checked, where the kernel keeps no huge-page advice.
+ */
+static bool expect_advised(uintptr_t from, uintptr_t to)
+{
+	uintptr_t lo, hi;
+	bool hg = false;
+
+	if (!kernel_takes_advice())
+		return false;
+	cr_assert(mapping_of(from, &lo, &hi, &hg));
+	cr_expect(hg, "the mapping at %#jx was not advised", (uintmax_t)from);
+	cr_expect_leq(lo, from);
+	cr_expect_geq(hi, to, "the mapping at %#jx ends at %#jx, before %#jx",
+		      (uintmax_t)from, (uintmax_t)hi, (uintmax_t)to);
+	return true;
+}
+
 static void fill(unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -111,21 +130,15 @@ Test(hugepage, a_large_table_is_advised_whole_and_grows_in_place)
 	/* an odd size, so that the table starts and ends inside pages */
 	size_t n = MSR_HUGEPAGE_MIN * 2 + 1000;
 	unsigned char *p = malloc(n), *q;
-	uintptr_t lo, hi;
-	bool hg = false;
 
 	cr_assert_not_null(p);
 	fill(p, n);
 	msr_hugepage_advise(p, n);
 	cr_assert(filled(p, n));
-	if (!kernel_takes_advice())
-		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
 	/* one mapping from the table's first byte to its last: advice on the
 	 * aligned interior only would have split it (and stopped mremap) */
-	cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
-	cr_expect(hg, "the table's first page was not advised");
-	cr_expect_leq(lo, (uintptr_t)p);
-	cr_expect_geq(hi, (uintptr_t)p + n, "the table's mapping was split");
+	if (!expect_advised((uintptr_t)p, (uintptr_t)p + n))
+		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
 	q = realloc(p, 2 * n);
 	cr_assert_not_null(q);
 	cr_expect(filled(q, n));
@@ -151,8 +164,6 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 	size_t huge = (size_t)2 << 20;
 	size_t n = MSR_HUGEPAGE_MIN + 12345;
 	unsigned char *p = msr_hugepage_alloc(n, true);
-	uintptr_t lo, hi;
-	bool hg = false;
 
 	cr_assert_not_null(p);
 	cr_expect_eq((uintptr_t)p % huge, 0, "not 2 MiB-aligned: %p", (void *)p);
@@ -160,12 +171,10 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
 	fill(p, n);
 	cr_expect(filled(p, n));
-	if (!kernel_takes_advice())
-		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
-	cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
-	cr_expect(hg, "the table was not advised");
 	/* advised up to the next 2 MiB boundary, not to the last byte only */
-	cr_expect_geq(hi, (uintptr_t)p + ((n + huge - 1) & ~(huge - 1)));
+	if (!expect_advised((uintptr_t)p,
+			    (uintptr_t)p + ((n + huge - 1) & ~(huge - 1))))
+		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
 	free(p);
 }
 
@@ -193,14 +202,7 @@ Test(hugepage, a_growing_table_keeps_its_contents_across_the_threshold)
 	}
 	/* growing to a size that fits its whole huge pages keeps it in place */
 	cr_expect_eq(msr_hugepage_grow(p, have, have + 1), p);
-	if (kernel_takes_advice()) {
-		uintptr_t lo, hi;
-		bool hg = false;
-
-		cr_assert(mapping_of((uintptr_t)p, &lo, &hi, &hg));
-		cr_expect(hg, "the grown table was not advised");
-		cr_expect_geq(hi, (uintptr_t)p + have);
-	}
+	expect_advised((uintptr_t)p, (uintptr_t)p + have);
 	msr_hugepage_release(p, have);
 	msr_hugepage_release(NULL, have);
 }
