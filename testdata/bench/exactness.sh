@@ -16,18 +16,8 @@
 # MSR_EXACT_QUICK=1 uses a small corpus (in WORKDIR/quick) and two option
 # sets: a few seconds; the test suite checks the script that way.
 set -u
-if [ $# -lt 3 ]; then
-	echo "usage: exactness.sh GEN OLD NEW [WORKDIR]" >&2
-	exit 2
-fi
-gen=$(realpath "$1") old=$(realpath "$2") new=$(realpath "$3")
-if [ $# -ge 4 ]; then
-	work=$4
-	mkdir -p "$work" || exit 2
-else
-	work=$(mktemp -d "${TMPDIR:-/tmp}/msr-exact.XXXXXX") || exit 2
-	trap 'rm -rf "$work"' EXIT INT TERM
-fi
+. "$(dirname "$0")/two-builds.sh"
+two_builds_args exactness "$@"
 # the quick corpus has the full one's names: it keeps to a folder of its own
 [ "${MSR_EXACT_QUICK:-}" = 1 ] && work=$work/quick && mkdir -p "$work"
 cd "$work" || exit 2

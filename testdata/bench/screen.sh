@@ -25,21 +25,11 @@
 #                      check options for one side only (split on spaces),
 #                      as with compare.py
 set -u
-if [ $# -lt 3 ]; then
-	echo "usage: screen.sh GEN OLD NEW [WORKDIR]" >&2
-	exit 2
-fi
+. "$(dirname "$0")/two-builds.sh"
+two_builds_args screen "$@"
 if ! command -v valgrind >/dev/null; then
 	echo "screen: needs valgrind" >&2
 	exit 2
-fi
-gen=$(realpath "$1") old=$(realpath "$2") new=$(realpath "$3")
-if [ $# -ge 4 ]; then
-	work=$4
-	mkdir -p "$work" || exit 2
-else
-	work=$(mktemp -d "${TMPDIR:-/tmp}/msr-screen.XXXXXX") || exit 2
-	trap 'rm -rf "$work"' EXIT INT TERM
 fi
 cd "$work" || exit 2
 
