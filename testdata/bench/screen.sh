@@ -8,13 +8,15 @@
 #   testdata/bench/screen.sh GEN OLD NEW [WORKDIR]
 #
 # GEN is msync-gen, OLD and NEW two msync-replay binaries (not built with
-# sanitizers: valgrind cannot run those). It generates clean traces with step
+# sanitizers: valgrind cannot run those), or scripts that exec one (valgrind
+# follows the exec and counts the binary). It generates clean traces with step
 # logs in the benchmark's shapes (reused from WORKDIR when given: the
 # generator is deterministic), runs `check --single-thread` of both builds on
 # each under `valgrind --tool=cachegrind` with the last-level cache modelled
 # as the L2, and prints per shape the instructions and the L2 read and write
-# misses of each build and new/old. Exits 1 if a run fails or the two builds'
-# reports differ (apart from timings), like compare.py.
+# misses of each build and new/old. Exits 1 if a check fails (exit 2 or
+# more) or the two builds' reports differ (apart from timings), like
+# compare.py.
 #
 # Environment:
 #   MSR_SCREEN_EVENTS  events per trace (default 1000000: about a minute a run)
@@ -54,7 +56,7 @@ l2_of_machine() {
 }
 l2=${MSR_SCREEN_L2:-$(l2_of_machine)}
 
-# the shapes of bench.py, each with its generator options
+# the shapes of bench.py (keep the two in step), with their generator options
 shape_opts() {
 	case $1 in
 	random) echo "" ;;
@@ -98,11 +100,17 @@ for shape in $shapes; do
 		bin=$old side_opts=${MSR_SCREEN_OLD_OPTS:-}
 		[ $side = new ] && bin=$new side_opts=${MSR_SCREEN_NEW_OPTS:-}
 		# shellcheck disable=SC2086 # side_opts are words
-		valgrind --tool=cachegrind --cache-sim=yes --LL="$l2" \
+		valgrind --tool=cachegrind --cache-sim=yes --LL="$l2" --trace-children=yes \
 			--cachegrind-out-file=/dev/null "$bin" check "$base.trace.zst" \
 			--steps "$base.steps.zst" --single-thread $side_opts -q \
 			-o "$base.$side.yaml" >/dev/null 2>"$base.$side.vg"
-		echo $? >"$base.$side.rc"
+		rc=$?
+		echo $rc >"$base.$side.rc"
+		if [ $rc -ge 2 ]; then # 0 clean, 1 violations, 2 and up an error
+			echo "screen: check of the $side build failed on $shape (exit $rc):" >&2
+			grep -v '^==' "$base.$side.vg" | tail -n 3 >&2
+			status=1
+		fi
 		if ! counts "$base.$side.vg" >"$base.$side.counts"; then
 			echo "screen: no cachegrind summary for $side on $shape:" >&2
 			tail -n 5 "$base.$side.vg" >&2
