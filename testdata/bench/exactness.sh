@@ -64,7 +64,6 @@ if [ "${MSR_EXACT_QUICK:-}" = 1 ]; then
 	optsets=("" "--single-thread --context 64")
 fi
 
-untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1" 2>/dev/null; }
 unjunit() { sed 's/time="[^"]*"//g' "$1" 2>/dev/null; }
 
 for entry in "${corpus[@]}"; do

@@ -80,13 +80,12 @@ counts() {
 	     END { if (ir == "" || rd == "") exit 1; print ir, rd, wr }' "$1"
 }
 
-untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1"; }
-
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a ? b / a : 0 }'; }
 
 echo "L2 modelled as $l2 (size,ways,line); $events events a trace; check --single-thread"
 printf '%-7s %-12s %15s %15s %7s\n' shape count old new new/old
 status=0
+declare -A rc_of # exit code of each side's check on the current shape
 for shape in $shapes; do
 	opts=$(shape_opts "$shape") || { echo "screen: unknown shape $shape" >&2; exit 2; }
 	base=$shape-$events
@@ -105,7 +104,7 @@ for shape in $shapes; do
 			--steps "$base.steps.zst" --single-thread $side_opts -q \
 			-o "$base.$side.yaml" >/dev/null 2>"$base.$side.vg"
 		rc=$?
-		echo $rc >"$base.$side.rc"
+		rc_of[$side]=$rc
 		if [ $rc -ge 2 ]; then # 0 clean, 1 violations, 2 and up an error
 			echo "screen: check of the $side build failed on $shape (exit $rc):" >&2
 			grep -v '^==' "$base.$side.vg" | tail -n 3 >&2
@@ -122,9 +121,9 @@ for shape in $shapes; do
 	printf '%-7s %-12s %15s %15s %7s\n' "$shape" instructions "$oi" "$ni" "$(ratio "$oi" "$ni")"
 	printf '%-7s %-12s %15s %15s %7s\n' "" L2-read-miss "$orr" "$nr" "$(ratio "$orr" "$nr")"
 	printf '%-7s %-12s %15s %15s %7s\n' "" L2-write-miss "$ow" "$nw" "$(ratio "$ow" "$nw")"
-	if ! cmp -s "$base.old.rc" "$base.new.rc" ||
+	if [ "${rc_of[old]}" != "${rc_of[new]}" ] ||
 		! cmp -s <(untimed "$base.old.yaml") <(untimed "$base.new.yaml"); then
-		echo "$shape: reports DIFFER (exit $(cat "$base.old.rc") vs $(cat "$base.new.rc"))"
+		echo "$shape: reports DIFFER (exit ${rc_of[old]} vs ${rc_of[new]})"
 		status=1
 	fi
 done

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # two-builds.sh - what exactness.sh and screen.sh share: their arguments
 # GEN OLD NEW [WORKDIR], and a work directory that is WORKDIR (kept) or a
-# temporary one removed at exit. Sourced; `two_builds_args NAME "$@"` sets
-# gen, old, new and work, or exits 2 with a usage line.
+# temporary one removed at exit; and how they compare two reports. Sourced;
+# `two_builds_args NAME "$@"` sets gen, old, new and work, or exits 2 with a
+# usage line.
 two_builds_args() {
 	local name=$1
 	shift
@@ -20,3 +21,6 @@ two_builds_args() {
 		trap 'rm -rf "$work"' EXIT INT TERM
 	fi
 }
+
+# A YAML report without its timing fields (nothing if there is none).
+untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1" 2>/dev/null; }
