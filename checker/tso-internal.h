@@ -379,12 +379,30 @@ static inline struct tso_block *tso_block_find(struct tso_map *m,
 	return tso_map_at(m, pa8, create, sizeof(struct tso_block));
 }
 
-static inline struct tso_own *tso_own_find(struct tso_map *m, uint64_t pa8,
-					   bool create)
+/*
+ * An own-store entry is settled when every used byte's store committed at
+ * or before the strand's position: later loads sit after those commits, so
+ * the position alone catches a stale read of them. A settled entry counts
+ * as absent everywhere, and a store to its block starts a fresh entry, so
+ * which rule a load is reported under never depends on when settled
+ * entries leave the map.
+ */
+static inline bool tso_own_settled(const struct tso_own *e, uint64_t f_ll)
 {
-	return m->n || create ? tso_map_at(m, pa8, create,
-					   sizeof(struct tso_own))
-			      : NULL;
+	return !e->live || (!e->pend && e->maxco <= f_ll);
+}
+
+/* The unsettled own-store entry of block pa8, else NULL. */
+static inline const struct tso_own *tso_own_find(const struct tso_strand *s,
+						 uint64_t pa8)
+{
+	struct tso_own *e;
+
+	if (!s->own.n)
+		return NULL;
+	e = tso_map_at((struct tso_map *)&s->own, pa8, false,
+		       sizeof(struct tso_own));
+	return e && !tso_own_settled(e, s->f_ll) ? e : NULL;
 }
 
 /* The commit with number `co` while it is in the ring, else NULL. */

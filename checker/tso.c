@@ -578,7 +578,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		return;
 	own = s->own.n ? tso_map_at_h(&s->own, c->pa8, h, false, sizeof(*own))
 		       : NULL;
-	if (own) {
+	if (own && !tso_own_settled(own, s->f_ll)) {
 		unsigned hit = 0;
 
 		if (own->uni == c->sseq) { /* its whole-block store */
@@ -948,7 +948,7 @@ static void load_resolve(struct msr_tso *t, struct tso_strand *s,
 	for (b = b0; b < b0 + bn && b < l->op->nblocks; b++) {
 		const struct msr_op_block *blk = &l->op->blk[b];
 		const struct tso_own *own =
-			tso_own_find(&s->own, blk->pa8, false);
+			tso_own_find(s, blk->pa8);
 		struct tso_bview bv;
 		const struct tso_bview *bk = bview_get(t, blk->pa8, &bv);
 
@@ -1121,7 +1121,7 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 
 		if (blk->pa8 & 7)
 			return false;
-		own = tso_own_find(&s->own, blk->pa8, false);
+		own = tso_own_find(s, blk->pa8);
 		for (k = 0; k < blk->nrf; k++) {
 			const struct msr_rf *rf = &blk->rf[k];
 			unsigned m = rf->mask & blk->mask;
@@ -1345,23 +1345,23 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 /* ------------------------------------------------------------------------ */
 
 /*
- * Retire own-store entries whose stores all committed at or before the
- * strand's position: every later load of the strand sits after them, so a
- * stale read of those bytes is caught by the position alone. A few slots
- * per store keep the map near the in-flight window.
+ * Retire settled own-store entries (tso_own_settled): nothing sees them
+ * any more. A few slots per store keep the map near the in-flight window.
  */
 static void own_sweep(struct tso_strand *s)
 {
 	size_t cur = s->own_cursor, mask = s->own.cap - 1; /* del keeps cap */
 	unsigned k;
 
+#ifdef MSR_TSO_KEEP_SETTLED
+	return; /* test builds: reports must not depend on this sweep */
+#endif
 	for (k = 0; k < 4 && s->own.n; k++) {
 		struct tso_own *e;
 
 		cur = (cur + 1) & mask;
 		e = tso_map_slot(&s->own, cur);
-		/* every used byte committed (co != 0) at or before f_ll */
-		if (e->key && (!e->live || (!e->pend && e->maxco <= s->f_ll)))
+		if (e->key && tso_own_settled(e, s->f_ll))
 			tso_map_del_hashed(&s->own, e, sizeof(*e),
 					   offsetof(struct tso_own, hash));
 	}
@@ -1382,6 +1382,8 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		t->nomem = true;
 		return;
 	}
+	if (!fresh && tso_own_settled(e, s->f_ll))
+		fresh = true; /* as if it had left the map */
 	if (blk->mask == 0xff && fresh) {
 		/* the usual case, a whole-block store to a block without an
 		 * entry: every field set here, no clearing first */
