@@ -154,14 +154,23 @@ struct tso_own {
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
 	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
+	uint8_t queued;    /* in the strand's `done` queue */
 	uint32_t hash;     /* tso_hash64(key), low half: for deletion */
+};
+
+/* An own-store entry whose stores had all committed, the newest at maxco. */
+struct tso_done {
+	uint64_t pa8, maxco;
 };
 
 struct tso_strand {
 	struct tso_srec *st;
 	size_t st_cap;
 	struct tso_map own;
-	size_t own_cursor;       /* sweep position in `own` */
+	/* entries of `own` whose stores all committed, in the order they did:
+	 * each leaves the map once the position passes its newest commit */
+	struct tso_done *done;
+	size_t done_cap, done_head, done_len;
 	uint64_t last_st_sseq;  /* youngest executed store entry */
 	uint64_t barrier_upto;  /* stores <= this precede later loads */
 	uint64_t scanned;       /* stores <= this folded into f_sl */

@@ -166,6 +166,7 @@ void msr_tso_destroy(struct msr_tso *t)
 		for (i = 0; i < MSR_MAX_STRANDS; i++) {
 			free(t->s[i].st);
 			free(t->s[i].own.slots);
+			free(t->s[i].done);
 			free(t->s[i].q);
 		}
 	free(t->s);
@@ -512,6 +513,34 @@ static void own_maxco(struct tso_own *e)
 			e->maxco = e->co[i];
 }
 
+/* Own-store entry `e` has every used byte committed: queue it to leave
+ * the map once settled (own_retire). At most once per entry, so the queue
+ * never holds more than the map. */
+static void own_done(struct msr_tso *t, struct tso_strand *s,
+		     struct tso_own *e)
+{
+	if (e->queued)
+		return;
+	if (s->done_len == s->done_cap) {
+		size_t cap = s->done_cap ? 2 * s->done_cap : 64, i;
+		struct tso_done *d = malloc(cap * sizeof(*d));
+
+		if (!d) {
+			t->nomem = true;
+			return;
+		}
+		for (i = 0; i < s->done_len; i++)
+			d[i] = s->done[(s->done_head + i) & (s->done_cap - 1)];
+		free(s->done);
+		s->done = d;
+		s->done_cap = cap;
+		s->done_head = 0;
+	}
+	s->done[(s->done_head + s->done_len++) & (s->done_cap - 1)] =
+		(struct tso_done){e->key - 1, e->maxco}; /* key: pa8 + 1 */
+	e->queued = 1;
+}
+
 /* A commit may unblock any waiting strand: retry each (they are few). */
 static void drain_blocked(struct msr_tso *t)
 {
@@ -596,6 +625,8 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 		if (hit) {
 			own->pend &= (uint8_t)~hit;
 			own->maxco = c->co;
+			if (!own->pend)
+				own_done(t, s, own);
 		}
 	}
 	if (!c->rmo) {
@@ -1345,43 +1376,51 @@ static void place_block_load(struct msr_tso *t, struct tso_strand *s,
 /* ------------------------------------------------------------------------ */
 
 /*
- * Retire settled own-store entries (tso_own_settled): nothing sees them
- * any more. A few slots per store keep the map near the in-flight window.
+ * Retire the settled own-store entries (tso_own_settled) at the head of
+ * the strand's done queue: nothing sees them any more. An entry stored to
+ * since it was queued goes back to the tail while its stores have all
+ * committed, else it is queued again when they have.
  */
-static void own_sweep(struct tso_strand *s)
+static void own_retire(struct msr_tso *t, struct tso_strand *s)
 {
-	size_t cur = s->own_cursor, mask = s->own.cap - 1; /* del keeps cap */
-	unsigned k;
-
 #ifdef MSR_TSO_KEEP_SETTLED
-	return; /* test builds: reports must not depend on this sweep */
+	return; /* test builds: reports must not depend on retirement */
 #endif
-	for (k = 0; k < 4 && s->own.n; k++) {
+	while (s->done_len) {
+		struct tso_done d = s->done[s->done_head & (s->done_cap - 1)];
 		struct tso_own *e;
 
-		cur = (cur + 1) & mask;
-		e = tso_map_slot(&s->own, cur);
-		if (e->key && tso_own_settled(e, s->f_ll))
+		if (d.maxco > s->f_ll)
+			break;
+		s->done_head++;
+		s->done_len--;
+		e = tso_map_at(&s->own, d.pa8, false, sizeof(*e));
+		if (!e)
+			continue;
+		e->queued = 0;
+		if (tso_own_settled(e, s->f_ll))
 			tso_map_del_hashed(&s->own, e, sizeof(*e),
 					   offsetof(struct tso_own, hash));
+		else if (!e->pend)
+			own_done(t, s, e);
 	}
-	s->own_cursor = cur;
 }
 
 static void own_store(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op_block *blk, uint64_t co, bool rmo)
 {
 	struct tso_own *e;
-	bool fresh;
+	bool fresh, queued;
 	unsigned i, m;
 	uint64_t h = tso_hash64(blk->pa8 + 1);
 
-	own_sweep(s);
+	own_retire(t, s);
 	e = tso_map_put(&s->own, blk->pa8, h, sizeof(*e), &fresh);
 	if (!e) {
 		t->nomem = true;
 		return;
 	}
+	queued = !fresh && e->queued; /* its queue record stays valid */
 	if (!fresh && tso_own_settled(e, s->f_ll))
 		fresh = true; /* as if it had left the map */
 	if (blk->mask == 0xff && fresh) {
@@ -1396,12 +1435,16 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 		e->live = 0xff;
 		e->pend = co ? 0 : 0xff;
 		e->rmo = rmo ? 0xff : 0;
+		e->queued = queued;
 		e->hash = (uint32_t)h;
+		if (co)
+			own_done(t, s, e);
 		return;
 	}
 	if (fresh) {
 		memset((unsigned char *)e + sizeof(e->key), 0,
 		       sizeof(*e) - sizeof(e->key));
+		e->queued = queued;
 		e->hash = (uint32_t)h;
 	}
 	e->uni = blk->mask == 0xff ? blk->sseq : 0;
@@ -1424,6 +1467,8 @@ static void own_store(struct msr_tso *t, struct tso_strand *s,
 	} else { /* committed before it executed: any co, look again */
 		e->pend &= (uint8_t)~blk->mask;
 		own_maxco(e);
+		if (!e->pend)
+			own_done(t, s, e);
 	}
 }
 

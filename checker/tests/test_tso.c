@@ -794,6 +794,25 @@ Test(tso, own_store_entries_retire_and_stale_reads_still_caught)
 	assert_only(MSR_V_TSO_LOAD_ORDER, 1);
 }
 
+/* Many stores to one block, each committed, and no load to move the
+ * strand's position: the entry stays (it never settles) and its retirement
+ * queue holds it once, not once per store. */
+Test(tso, own_store_queue_bounded_without_loads)
+{
+	uint64_t i;
+
+	for (i = 0; i < 1000; i++) {
+		uint64_t s = h_store(&h, 0, X, i);
+
+		h_commit(&h, 0, s, X, i, false);
+	}
+	h_store(&h, 0, Y, 1); /* runs the retirement once more */
+	cr_assert_eq(h.tso->s[0].own.n, 2);
+	cr_assert_leq(h.tso->s[0].done_len, 2, "queue holds %zu",
+		      h.tso->s[0].done_len);
+	assert_clean();
+}
+
 /*
  * A stale read of a block whose own store committed before the strand's
  * position is reported under the same rule whether or not the own-store
