@@ -20,6 +20,8 @@ decompresses on a helper thread, so its wall time can be below its CPU time
 when a second core is free; xw_floor is the figure for one replay's latency,
 x_floor for a farm's throughput (every core busy).
 
+`bench.py --shape-options SHAPE` prints one shape's msync-gen options.
+
 It only reads the binaries it is given and writes under the work directory,
 which it removes at the end unless MSR_BENCH_KEEP=1.
 
@@ -232,8 +234,16 @@ def cpu_model():
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--shape-options":
+        # one shape's generator options, for screen.sh
+        if sys.argv[2] not in VARIANTS:
+            sys.exit("bench: unknown variant %s: expected one of %s" %
+                     (sys.argv[2], " ".join(VARIANTS)))
+        print(" ".join(VARIANTS[sys.argv[2]]))
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY")
+        sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY\n"
+                 "       bench.py --shape-options SHAPE")
     gen, replay = sys.argv[1], sys.argv[2]
     sizes = [parse_size(s) for s in
              os.environ.get("MSR_BENCH_EVENTS", "10M 20M 50M").split()]

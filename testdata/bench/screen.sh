@@ -11,7 +11,8 @@
 # sanitizers: valgrind cannot run those), or scripts that exec one (valgrind
 # follows the exec and counts the binary). It generates clean traces with step
 # logs in the benchmark's shapes (reused from WORKDIR when given: the
-# generator is deterministic), runs `check --single-thread` of both builds on
+# generator is deterministic; the shapes' options come from bench.py, so
+# python3 is needed besides valgrind), runs `check --single-thread` of both builds on
 # each under `valgrind --tool=cachegrind` with the last-level cache modelled
 # as the L2, and prints per shape the instructions and the L2 read and write
 # misses of each build and new/old. Exits 1 if a check fails (exit 2 or
@@ -27,7 +28,8 @@
 #                      check options for one side only (split on spaces),
 #                      as with compare.py
 set -u
-. "$(dirname "$0")/two-builds.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/two-builds.sh"
 two_builds_args screen "$@"
 if ! command -v valgrind >/dev/null; then
 	echo "screen: needs valgrind" >&2
@@ -56,15 +58,9 @@ l2_of_machine() {
 }
 l2=${MSR_SCREEN_L2:-$(l2_of_machine)}
 
-# the shapes of bench.py (keep the two in step), with their generator options
+# the shapes of bench.py, with their generator options
 shape_opts() {
-	case $1 in
-	random) echo "" ;;
-	hot) echo "--hot-lines 4 --hot-rate 0.9 --mix ld=30,st=40,cas=8,swap=4,ldstub=2,membar=4,nop=4" ;;
-	large) echo "--footprint 16M --hot-rate 0.05" ;;
-	deep) echo "--stb-depth 32 --hot-rate 0.2 --mix ld=20,st=70,stblk=4,stbi=2,nop=4" ;;
-	*) return 1 ;;
-	esac
+	python3 "$here/bench.py" --shape-options "$1" 2>/dev/null
 }
 
 # cachegrind's summary (its stderr) -> "instructions l2_read_misses l2_write_misses"
