@@ -513,6 +513,32 @@ static void own_maxco(struct tso_own *e)
 			e->maxco = e->co[i];
 }
 
+/*
+ * Move the `len` entries (of `esz` bytes) of a power-of-two ring whose
+ * oldest is at *head (< *cap) into a new buffer of `ncap` slots, oldest first; -1 (ring
+ * unchanged) when out of memory.
+ */
+static int ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,
+		       size_t len, size_t ncap)
+{
+	unsigned char *n = malloc(ncap * esz);
+	size_t first = *cap - *head; /* entries up to the buffer's end */
+
+	if (!n)
+		return -1;
+	if (first > len)
+		first = len;
+	if (len) {
+		memcpy(n, (unsigned char *)*ring + *head * esz, first * esz);
+		memcpy(n + first * esz, *ring, (len - first) * esz);
+	}
+	free(*ring);
+	*ring = n;
+	*cap = ncap;
+	*head = 0;
+	return 0;
+}
+
 /* Own-store entry `e` has every used byte committed: queue it to leave
  * the map once settled (own_retire). At most once per entry, so the queue
  * never holds more than the map. */
@@ -521,20 +547,12 @@ static void own_done(struct msr_tso *t, struct tso_strand *s,
 {
 	if (e->queued)
 		return;
-	if (s->done_len == s->done_cap) {
-		size_t cap = s->done_cap ? 2 * s->done_cap : 64, i;
-		struct tso_done *d = malloc(cap * sizeof(*d));
-
-		if (!d) {
-			t->nomem = true;
-			return;
-		}
-		for (i = 0; i < s->done_len; i++)
-			d[i] = s->done[(s->done_head + i) & (s->done_cap - 1)];
-		free(s->done);
-		s->done = d;
-		s->done_cap = cap;
-		s->done_head = 0;
+	if (s->done_len == s->done_cap &&
+	    ring_regrow((void **)&s->done, sizeof(*s->done), &s->done_cap,
+			&s->done_head, s->done_len,
+			s->done_cap ? 2 * s->done_cap : 64) < 0) {
+		t->nomem = true;
+		return;
 	}
 	s->done[(s->done_head + s->done_len++) & (s->done_cap - 1)] =
 		(struct tso_done){e->key - 1, e->maxco}; /* key: pa8 + 1 */
@@ -1392,7 +1410,7 @@ static void own_retire(struct msr_tso *t, struct tso_strand *s)
 
 		if (d.maxco > s->f_ll)
 			break;
-		s->done_head++;
+		s->done_head = (s->done_head + 1) & (s->done_cap - 1);
 		s->done_len--;
 		e = tso_map_at(&s->own, d.pa8, false, sizeof(*e));
 		if (!e)
@@ -1674,8 +1692,7 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 		      const struct msr_op *op)
 {
 	if (s->qlen == s->qcap) {
-		size_t ncap = s->qcap ? s->qcap * 2 : QUEUE_INIT, i;
-		struct msr_op *nq;
+		size_t ncap = s->qcap ? s->qcap * 2 : QUEUE_INIT;
 
 		if (ncap > QUEUE_MAX) {
 			/* bounded window: decide the oldest without the
@@ -1692,15 +1709,9 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 			}
 			return queue_push(t, s, op);
 		}
-		nq = malloc(ncap * sizeof(*nq));
-		if (!nq)
+		if (ring_regrow((void **)&s->q, sizeof(*s->q), &s->qcap,
+				&s->qhead, s->qlen, ncap) < 0)
 			return -1;
-		for (i = 0; i < s->qlen; i++)
-			nq[i] = s->q[(s->qhead + i) & (s->qcap - 1)];
-		free(s->q);
-		s->q = nq;
-		s->qcap = ncap;
-		s->qhead = 0;
 	}
 	if (s->qlen++ == 0)
 		t->blocked[t->nblocked++] = (uint8_t)(s - t->s);

@@ -813,6 +813,36 @@ Test(tso, own_store_queue_bounded_without_loads)
 	assert_clean();
 }
 
+/* The retirement queue grows while its oldest entry sits past the end of
+ * its buffer, and still retires every entry afterwards. */
+Test(tso, own_store_queue_grows_after_wrap)
+{
+	uint64_t i, z, co;
+
+	for (i = 0; i < 100; i++) { /* retired one by one: the head wraps */
+		uint64_t pa = 0x20000 + 8 * i, s = h_store(&h, 0, pa, i);
+
+		h_commit(&h, 0, s, pa, i, false);
+		z = h_store(&h, 1, Z, i);
+		co = h_commit(&h, 1, z, Z, i, false);
+		h_load(&h, 0, Z, i, 1, z, co);
+	}
+	for (i = 0; i < 300; i++) { /* no load: the queue grows to 512 */
+		uint64_t pa = 0x40000 + 8 * i, s = h_store(&h, 0, pa, i);
+
+		h_commit(&h, 0, s, pa, i, false);
+	}
+	cr_assert_geq(h.tso->s[0].done_len, 300);
+	z = h_store(&h, 1, Z, 1000);
+	co = h_commit(&h, 1, z, Z, 1000, false);
+	h_load(&h, 0, Z, 1000, 1, z, co); /* the position passes them all */
+	h_store(&h, 0, Y, 1); /* retires the queue */
+	cr_assert_eq(h.tso->s[0].own.n, 1, "own map holds %zu entries",
+		     h.tso->s[0].own.n);
+	cr_assert_leq(h.tso->s[0].done_len, 1);
+	assert_clean();
+}
+
 /*
  * A stale read of a block whose own store committed before the strand's
  * position is reported under the same rule whether or not the own-store
