@@ -402,15 +402,14 @@ static inline bool tso_own_settled(const struct tso_own *e, uint64_t f_ll)
 }
 
 /* The unsettled own-store entry of block pa8, else NULL. */
-static inline const struct tso_own *tso_own_find(const struct tso_strand *s,
+static inline const struct tso_own *tso_own_find(struct tso_strand *s,
 						 uint64_t pa8)
 {
 	struct tso_own *e;
 
 	if (!s->own.n)
 		return NULL;
-	e = tso_map_at((struct tso_map *)&s->own, pa8, false,
-		       sizeof(struct tso_own));
+	e = tso_map_at(&s->own, pa8, false, sizeof(struct tso_own));
 	return e && !tso_own_settled(e, s->f_ll) ? e : NULL;
 }
 

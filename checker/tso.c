@@ -515,8 +515,8 @@ static void own_maxco(struct tso_own *e)
 
 /*
  * Move the `len` entries (of `esz` bytes) of a power-of-two ring whose
- * oldest is at *head (< *cap) into a new buffer of `ncap` slots, oldest first; -1 (ring
- * unchanged) when out of memory.
+ * oldest is at *head (< *cap) into a new buffer of `ncap` slots, oldest
+ * first; -1 (ring unchanged) when out of memory.
  */
 static int ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,
 		       size_t len, size_t ncap)
@@ -1405,7 +1405,7 @@ static void own_retire(struct msr_tso *t, struct tso_strand *s)
 	return; /* test builds: reports must not depend on retirement */
 #endif
 	while (s->done_len) {
-		struct tso_done d = s->done[s->done_head & (s->done_cap - 1)];
+		struct tso_done d = s->done[s->done_head];
 		struct tso_own *e;
 
 		if (d.maxco > s->f_ll)
