@@ -846,8 +846,8 @@ Test(tso, own_store_queue_grows_after_wrap)
 /*
  * A stale read of a block whose own store committed before the strand's
  * position is reported under the same rule whether or not the own-store
- * entry has left the map: `others` later stores of the strand sweep it
- * out, none leave it in place.
+ * entry has left the map: `others` later stores of the strand retire it,
+ * none leave it in place.
  */
 static void settled_own_store(unsigned others, size_t own_left)
 {
@@ -879,7 +879,7 @@ Test(tso, settled_own_store_in_map_same_rule)
 	settled_own_store(0, 1);
 }
 
-Test(tso, settled_own_store_swept_same_rule)
+Test(tso, settled_own_store_retired_same_rule)
 {
 	settled_own_store(64, 0);
 }

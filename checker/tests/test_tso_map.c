@@ -1,7 +1,7 @@
 /*
  * test_tso_map.c - the TSO pass's block-keyed open-addressing map against
  * a plain reference array: random inserts, lookups and deletions (the
- * backward-shift deletion the own-store sweep relies on), with growth.
+ * backward-shift deletion own-store retirement relies on), with growth.
  */
 #include <criterion/criterion.h>
 
