@@ -5,7 +5,8 @@
  * earliest gap of the global commit order (co) its constraints allow, and
  * checks that gap against the interval [co of the store it reads from, co of
  * the next store to the same byte). See docs/tso.md for the algorithm. This
- * header is shared by tso.c (state, placement) and tso_proof.c (violation
+ * header is shared by tso.c (state, commits, stores, waiting ops),
+ * tso_load.c (load resolution and placement) and tso_proof.c (violation
  * building) only; nothing outside checker/ may include it.
  */
 #ifndef MSR_TSO_INTERNAL_H
@@ -413,6 +414,25 @@ static inline const struct tso_own *tso_own_find(struct tso_strand *s,
 	return e && !tso_own_settled(e, s->f_ll) ? e : NULL;
 }
 
+/* Store entry `sseq` of strand `s` while it is in the store ring. */
+static inline struct tso_srec *tso_srec_get(struct tso_strand *s,
+					    uint64_t sseq)
+{
+	struct tso_srec *r;
+
+	if (!s->st || !sseq)
+		return NULL;
+	r = &s->st[sseq & (s->st_cap - 1)];
+	return r->sseq == sseq ? r : NULL;
+}
+
+/* A mixed block's narrow per-byte record (struct tso_block.first). */
+static inline struct tso_nbytes *tso_narrow_rec(const struct msr_tso *t,
+						size_t idx)
+{
+	return (struct tso_nbytes *)(void *)(t->narrow.a + idx * t->narrow.esz);
+}
+
 /* The commit with number `co` while it is in the ring, else NULL. */
 static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,
 						  uint64_t co)
@@ -426,6 +446,15 @@ static inline const struct tso_crec *tso_crec_get(const struct msr_tso *t,
 void tso_proof_load(const struct msr_op *op, struct msr_proof_op *out);
 /* The proof value of the bytes `m` of one block `src` (block order). */
 uint64_t tso_proof_value(const uint8_t *src, unsigned m);
+
+/* The executed store's proof op, its value filled in if still raw. */
+static inline void tso_srec_info(const struct tso_srec *r,
+				 struct msr_proof_op *out)
+{
+	*out = r->info;
+	if (r->lazy)
+		out->value = tso_proof_value(r->raw, r->raw_mask);
+}
 
 /* The load's own proof op, built on first use (most loads never need it). */
 static inline const struct msr_proof_op *tso_load_self(struct tso_load *l)
@@ -486,5 +515,18 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
 		       enum msr_vkind kind, uint64_t co_a,
 		       const struct tso_byte *b, const struct tso_wit *w);
+
+/* tso_load.c: resolving and placing loads. tso_load_begin starts the
+ * scratch load `l` for `op`; tso_load_resolve gives each byte of blocks
+ * b0 .. b0+bn-1 its interval (reporting what a source alone breaks). */
+void tso_load_begin(struct tso_load *l, const struct msr_op *op);
+void tso_load_resolve(struct msr_tso *t, struct tso_strand *s,
+		      struct tso_load *l, unsigned b0, unsigned bn);
+/* Place a load / a block load (four unordered 16-byte pieces) after the
+ * strand's earlier loads and barriers, moving its position. */
+void tso_place_load(struct msr_tso *t, struct tso_strand *s,
+		    const struct msr_op *op);
+void tso_place_block_load(struct msr_tso *t, struct tso_strand *s,
+			  const struct msr_op *op);
 
 #endif /* MSR_TSO_INTERNAL_H */
