@@ -6,8 +6,9 @@
  * checks that gap against the interval [co of the store it reads from, co of
  * the next store to the same byte). See docs/tso.md for the algorithm. This
  * header is shared by tso.c (state, commits, stores, waiting ops),
- * tso_load.c (load resolution and placement) and tso_proof.c (violation
- * building) only; nothing outside checker/ may include it.
+ * tso_load.c (load resolution and placement), tso_own.c (own-store
+ * entries), tso_map.c (map, rings) and tso_proof.c (violation building)
+ * only; nothing outside checker/ may include it.
  */
 #ifndef MSR_TSO_INTERNAL_H
 #define MSR_TSO_INTERNAL_H
@@ -235,6 +236,13 @@ int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
 int tso_map_grow(struct tso_map *m);
 /* Remove the entry at `e` (see tso_map_del_at). */
 void tso_map_del(struct tso_map *m, void *e);
+/*
+ * Move the `len` entries (of `esz` bytes) of a power-of-two ring whose
+ * oldest is at *head (< *cap) into a new buffer of `ncap` slots, oldest
+ * first; -1 (ring unchanged) when out of memory.
+ */
+int tso_ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,
+		    size_t len, size_t ncap);
 
 static inline void *tso_map_slot(const struct tso_map *m, size_t i)
 {
@@ -515,6 +523,13 @@ void tso_report_load_store(struct msr_tso *t, const struct tso_wit *w,
 void tso_report_atomic(struct msr_tso *t, struct tso_load *l,
 		       enum msr_vkind kind, uint64_t co_a,
 		       const struct tso_byte *b, const struct tso_wit *w);
+
+/* tso_own.c: own-store entries. tso_own_store records executed store
+ * block `blk` (committed at `co`, 0 = not yet); tso_own_done queues entry
+ * `e` for retirement once all its stores have committed. */
+void tso_own_store(struct msr_tso *t, struct tso_strand *s,
+		   const struct msr_op_block *blk, uint64_t co, bool rmo);
+void tso_own_done(struct msr_tso *t, struct tso_strand *s, struct tso_own *e);
 
 /* tso_load.c: resolving and placing loads. tso_load_begin starts the
  * scratch load `l` for `op`; tso_load_resolve gives each byte of blocks

@@ -449,63 +449,6 @@ static void commit_link(struct msr_tso *t, const struct msr_commit *c,
 
 static void drain(struct msr_tso *t, struct tso_strand *s, bool force);
 
-/* The highest co of an own-store entry's used bytes. */
-static void own_maxco(struct tso_own *e)
-{
-	unsigned i;
-
-	e->maxco = 0;
-	for (i = 0; i < 8; i++)
-		if (e->sseq[i] && e->co[i] > e->maxco)
-			e->maxco = e->co[i];
-}
-
-/*
- * Move the `len` entries (of `esz` bytes) of a power-of-two ring whose
- * oldest is at *head (< *cap) into a new buffer of `ncap` slots, oldest
- * first; -1 (ring unchanged) when out of memory.
- */
-static int ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,
-		       size_t len, size_t ncap)
-{
-	unsigned char *n = malloc(ncap * esz);
-	size_t first = *cap - *head; /* entries up to the buffer's end */
-
-	if (!n)
-		return -1;
-	if (first > len)
-		first = len;
-	if (len) {
-		memcpy(n, (unsigned char *)*ring + *head * esz, first * esz);
-		memcpy(n + first * esz, *ring, (len - first) * esz);
-	}
-	free(*ring);
-	*ring = n;
-	*cap = ncap;
-	*head = 0;
-	return 0;
-}
-
-/* Own-store entry `e` has every used byte committed: queue it to leave
- * the map once settled (own_retire). At most once per entry, so the queue
- * never holds more than the map. */
-static void own_done(struct msr_tso *t, struct tso_strand *s,
-		     struct tso_own *e)
-{
-	if (e->queued)
-		return;
-	if (s->done_len == s->done_cap &&
-	    ring_regrow((void **)&s->done, sizeof(*s->done), &s->done_cap,
-			&s->done_head, s->done_len,
-			s->done_cap ? 2 * s->done_cap : 64) < 0) {
-		t->nomem = true;
-		return;
-	}
-	s->done[(s->done_head + s->done_len++) & (s->done_cap - 1)] =
-		(struct tso_done){e->key - 1, e->maxco}; /* key: pa8 + 1 */
-	e->queued = 1;
-}
-
 /* A commit may unblock any waiting strand: retry each (they are few). */
 static void drain_blocked(struct msr_tso *t)
 {
@@ -591,7 +534,7 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 			own->pend &= (uint8_t)~hit;
 			own->maxco = c->co;
 			if (!own->pend)
-				own_done(t, s, own);
+				tso_own_done(t, s, own);
 		}
 	}
 	if (!c->rmo) {
@@ -714,103 +657,6 @@ static bool op_ready(struct msr_tso *t, struct tso_strand *s,
 /* Atomics, stores, barriers                                                 */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Retire the settled own-store entries (tso_own_settled) at the head of
- * the strand's done queue: nothing sees them any more. An entry stored to
- * since it was queued goes back to the tail while its stores have all
- * committed, else it is queued again when they have.
- */
-static void own_retire(struct msr_tso *t, struct tso_strand *s)
-{
-#ifdef MSR_TSO_KEEP_SETTLED
-	return; /* test builds: reports must not depend on retirement */
-#endif
-	while (s->done_len) {
-		struct tso_done d = s->done[s->done_head];
-		struct tso_own *e;
-
-		if (d.maxco > s->f_ll)
-			break;
-		s->done_head = (s->done_head + 1) & (s->done_cap - 1);
-		s->done_len--;
-		e = tso_map_at(&s->own, d.pa8, false, sizeof(*e));
-		if (!e)
-			continue;
-		e->queued = 0;
-		if (tso_own_settled(e, s->f_ll))
-			tso_map_del_hashed(&s->own, e, sizeof(*e),
-					   offsetof(struct tso_own, hash));
-		else if (!e->pend)
-			own_done(t, s, e);
-	}
-}
-
-static void own_store(struct msr_tso *t, struct tso_strand *s,
-		      const struct msr_op_block *blk, uint64_t co, bool rmo)
-{
-	struct tso_own *e;
-	bool fresh, queued;
-	unsigned i, m;
-	uint64_t h = tso_hash64(blk->pa8 + 1);
-
-	own_retire(t, s);
-	e = tso_map_put(&s->own, blk->pa8, h, sizeof(*e), &fresh);
-	if (!e) {
-		t->nomem = true;
-		return;
-	}
-	queued = !fresh && e->queued; /* its queue record stays valid */
-	if (!fresh && tso_own_settled(e, s->f_ll))
-		fresh = true; /* as if it had left the map */
-	if (blk->mask == 0xff && fresh) {
-		/* the usual case, a whole-block store to a block without an
-		 * entry: every field set here, no clearing first */
-		for (i = 0; i < 8; i++) {
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-		}
-		e->maxco = co;
-		e->uni = blk->sseq;
-		e->live = 0xff;
-		e->pend = co ? 0 : 0xff;
-		e->rmo = rmo ? 0xff : 0;
-		e->queued = queued;
-		e->hash = (uint32_t)h;
-		if (co)
-			own_done(t, s, e);
-		return;
-	}
-	if (fresh) {
-		memset((unsigned char *)e + sizeof(e->key), 0,
-		       sizeof(*e) - sizeof(e->key));
-		e->queued = queued;
-		e->hash = (uint32_t)h;
-	}
-	e->uni = blk->mask == 0xff ? blk->sseq : 0;
-	if (blk->mask == 0xff) {
-		for (i = 0; i < 8; i++) {
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-		}
-	} else {
-		for (m = blk->mask; m; m &= ~(0x80u >> i)) {
-			i = (unsigned)__builtin_clz(m) - 24u;
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-		}
-	}
-	e->live |= blk->mask;
-	e->rmo = (uint8_t)(rmo ? e->rmo | blk->mask : e->rmo & ~blk->mask);
-	if (!co) {
-		e->pend |= blk->mask;
-	} else { /* committed before it executed: any co, look again */
-		e->pend &= (uint8_t)~blk->mask;
-		own_maxco(e);
-		if (!e->pend)
-			own_done(t, s, e);
-	}
-}
-
 /* The proof op of a multi-block op, built once for all its blocks. */
 struct op_proof {
 	bool ok;
@@ -896,7 +742,7 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 			tso_report_load_store(t, &s->w_ll, op, r->co, blk);
 			reported = true;
 		}
-		own_store(t, s, blk, r->co, op->rmo);
+		tso_own_store(t, s, blk, r->co, op->rmo);
 	}
 }
 
@@ -937,7 +783,7 @@ store:
 		struct tso_srec *sr = store_exec(t, s, op, &op->blk[b], &pp);
 
 		if (sr && !op->store_failed)
-			own_store(t, s, &op->blk[b], sr->co, false);
+			tso_own_store(t, s, &op->blk[b], sr->co, false);
 	}
 	s->barrier_upto = s->last_st_sseq;
 	/* with a store entry op_ready already made this op the barrier */
@@ -1030,7 +876,7 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 			}
 			return queue_push(t, s, op);
 		}
-		if (ring_regrow((void **)&s->q, sizeof(*s->q), &s->qcap,
+		if (tso_ring_regrow((void **)&s->q, sizeof(*s->q), &s->qcap,
 				&s->qhead, s->qlen, ncap) < 0)
 			return -1;
 	}

@@ -3,6 +3,7 @@
  * block address (power-of-two capacity, linear probing, splitmix hash).
  * Entries are fixed-size and start with `uint64_t key` (pa8 + 1; 0 =
  * empty). It knows nothing of TSO and never allocates except to grow.
+ * Also the growth of the pass's power-of-two rings (tso_ring_regrow).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,4 +57,25 @@ int tso_map_grow(struct tso_map *m)
 void tso_map_del(struct tso_map *m, void *e)
 {
 	tso_map_del_at(m, e, m->esz);
+}
+
+int tso_ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,
+		    size_t len, size_t ncap)
+{
+	unsigned char *n = malloc(ncap * esz);
+	size_t first = *cap - *head; /* entries up to the buffer's end */
+
+	if (!n)
+		return -1;
+	if (first > len)
+		first = len;
+	if (len) {
+		memcpy(n, (unsigned char *)*ring + *head * esz, first * esz);
+		memcpy(n + first * esz, *ring, (len - first) * esz);
+	}
+	free(*ring);
+	*ring = n;
+	*cap = ncap;
+	*head = 0;
+	return 0;
 }
