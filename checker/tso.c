@@ -877,7 +877,7 @@ static int queue_push(struct msr_tso *t, struct tso_strand *s,
 			return queue_push(t, s, op);
 		}
 		if (tso_ring_regrow((void **)&s->q, sizeof(*s->q), &s->qcap,
-				&s->qhead, s->qlen, ncap) < 0)
+				    &s->qhead, s->qlen, ncap) < 0)
 			return -1;
 	}
 	if (s->qlen++ == 0)

@@ -32,9 +32,9 @@ void tso_own_done(struct msr_tso *t, struct tso_strand *s,
 	if (e->queued)
 		return;
 	if (s->done_len == s->done_cap &&
-	    tso_ring_regrow((void **)&s->done, sizeof(*s->done), &s->done_cap,
-			&s->done_head, s->done_len,
-			s->done_cap ? 2 * s->done_cap : 64) < 0) {
+	    tso_ring_regrow((void **)&s->done, sizeof(*s->done),
+			    &s->done_cap, &s->done_head, s->done_len,
+			    s->done_cap ? 2 * s->done_cap : 64) < 0) {
 		t->nomem = true;
 		return;
 	}
