@@ -749,7 +749,8 @@ static void run_store(struct msr_tso *t, struct tso_strand *s,
 static void run_atomic(struct msr_tso *t, struct tso_strand *s,
 		       const struct msr_op *op)
 {
-	struct tso_srec *r = op->nblocks ? tso_srec_get(s, op->blk[0].sseq) : NULL;
+	struct tso_srec *r =
+		op->nblocks ? tso_srec_get(s, op->blk[0].sseq) : NULL;
 	struct tso_load *l = &t->ld;
 	uint64_t co_a = r ? r->co : 0, q;
 	struct op_proof pp;
