@@ -233,12 +233,17 @@ def cpu_model():
     return model + l2
 
 
+def check_variant(name):
+    """Exit with a message unless `name` is a shape of VARIANTS."""
+    if name not in VARIANTS:
+        sys.exit("bench: unknown variant %s: expected one of %s" %
+                 (name, " ".join(VARIANTS)))
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--shape-options":
         # one shape's generator options, for screen.sh
-        if sys.argv[2] not in VARIANTS:
-            sys.exit("bench: unknown variant %s: expected one of %s" %
-                     (sys.argv[2], " ".join(VARIANTS)))
+        check_variant(sys.argv[2])
         print(" ".join(VARIANTS[sys.argv[2]]))
         return
     if len(sys.argv) != 3:
@@ -252,9 +257,7 @@ def main():
     repeat = int(os.environ.get("MSR_BENCH_REPEAT", "3"))
     work = os.environ.get("MSR_BENCH_DIR", "/tmp/msr-bench")
     for v in variants:
-        if v not in VARIANTS:
-            sys.exit("bench: unknown variant %s: expected one of %s" %
-                     (v, " ".join(VARIANTS)))
+        check_variant(v)
     if not os.access(TIME, os.X_OK):
         sys.exit("bench: %s (GNU time) is needed to measure peak RSS" % TIME)
     if not shutil.which("zstd"):
