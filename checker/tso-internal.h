@@ -410,16 +410,23 @@ static inline bool tso_own_settled(const struct tso_own *e, uint64_t f_ll)
 	return !e->live || (!e->pend && e->maxco <= f_ll);
 }
 
-/* The unsettled own-store entry of block pa8, else NULL. */
-static inline const struct tso_own *tso_own_find(struct tso_strand *s,
-						 uint64_t pa8)
+/* The unsettled own-store entry of block pa8, else NULL; `h` is
+ * tso_hash64(pa8 + 1). */
+static inline struct tso_own *tso_own_find_h(struct tso_strand *s,
+					     uint64_t pa8, uint64_t h)
 {
 	struct tso_own *e;
 
 	if (!s->own.n)
 		return NULL;
-	e = tso_map_at(&s->own, pa8, false, sizeof(struct tso_own));
+	e = tso_map_at_h(&s->own, pa8, h, false, sizeof(struct tso_own));
 	return e && !tso_own_settled(e, s->f_ll) ? e : NULL;
+}
+
+static inline const struct tso_own *tso_own_find(struct tso_strand *s,
+						 uint64_t pa8)
+{
+	return tso_own_find_h(s, pa8, tso_hash64(pa8 + 1));
 }
 
 /* Store entry `sseq` of strand `s` while it is in the store ring. */

@@ -513,9 +513,8 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	commit_link(t, c, h);
 	if (!sr)
 		return;
-	own = s->own.n ? tso_map_at_h(&s->own, c->pa8, h, false, sizeof(*own))
-		       : NULL;
-	if (own && !tso_own_settled(own, s->f_ll)) {
+	own = tso_own_find_h(s, c->pa8, h);
+	if (own) {
 		unsigned hit = 0;
 
 		if (own->uni == c->sseq) { /* its whole-block store */
