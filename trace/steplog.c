@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define STEPLOG_LINE_MAX 4096
 #define STEPLOG_DEFAULT_LOOKAHEAD ((size_t)1 << 20)
 
@@ -361,17 +365,100 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
  * Fast path for the common shape of a step line, parsed in place in the
  * source block in one pass: single blanks between tokens, plain hex without
  * 0x, no duplicate field, no comment, '\n' line end. Hex runs are validated
- * and packed 8 digits per 64-bit word. Reads never leave the block: a line
- * starting FAST_WINDOW bytes or more before its end cannot make the parser
- * read past it (at most six fields of at most 140 bytes are looked at), so
- * that copy runs without bounds checks; closer to the end every word and
- * token is checked. Returns NULL, with *s partly filled, on anything else;
- * the caller then reads the line the general way, which gives the same
- * result for a valid line and the precise message for a bad one.
+ * and packed 16 digits per SSE2 vector (8 per 64-bit word without SSE2).
+ * Reads never leave the block: a line starting FAST_WINDOW bytes or more
+ * before its end cannot make the parser read past it (at most six fields of
+ * at most 140 bytes are looked at), so that copy runs without bounds checks;
+ * closer to the end every word and token is checked. Returns NULL, with *s
+ * partly filled, on anything else; the caller then reads the line the
+ * general way, which gives the same result for a valid line and the precise
+ * message for a bad one.
  */
 #define FAST_WINDOW 1024
 #define FAST_ROOM 16 /* bytes readable at a token start (checked copy) */
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
+
+#if defined(__SSE2__)
+/*
+ * The 16 characters at p in one vector: the mask of those that are hex
+ * digits (bit i = p[i]) and, in *bytes, the digits packed two to a byte in
+ * text order (byte 0 = the first two), a non-digit counting as 0.
+ */
+static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	/* '0'..'9' and 'a'..'f' move to the bottom of the signed range */
+	__m128i isd = _mm_cmplt_epi8(_mm_sub_epi8(x, _mm_set1_epi8((char)0xb0)),
+				     _mm_set1_epi8(-118));
+	__m128i isa = _mm_cmplt_epi8(_mm_sub_epi8(lc, _mm_set1_epi8((char)0xe1)),
+				     _mm_set1_epi8(-122));
+	__m128i nib = _mm_or_si128(
+		_mm_and_si128(isd, _mm_sub_epi8(x, _mm_set1_epi8('0'))),
+		_mm_and_si128(isa, _mm_sub_epi8(lc, _mm_set1_epi8('a' - 10))));
+	/* 16-bit lane k holds digits 2k (low byte) and 2k + 1 */
+	__m128i pair = _mm_or_si128(
+		_mm_and_si128(_mm_slli_epi16(nib, 4), _mm_set1_epi16(0xf0)),
+		_mm_srli_epi16(nib, 8));
+
+	*bytes = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isa));
+}
+
+/*
+ * The hex number at p, at most 16 digits: its value, its digit count and
+ * the end of the run; NULL for a longer run (or one leaving the block).
+ */
+static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
+						  const unsigned char *lim,
+						  bool checked, uint64_t *out,
+						  size_t *ndig)
+{
+	uint64_t b;
+	unsigned n;
+
+	if (checked && lim - p < 17)
+		return NULL;
+	n = (unsigned)__builtin_ctz(~hex16(p, &b)); /* <= 16 */
+	if (n == 16 && hex_digit1[p[16]])
+		return NULL;
+	/* the digits, first one highest, are the top n nibbles */
+	*out = n ? __builtin_bswap64(b) >> (64 - 4 * n) : 0;
+	*ndig = n;
+	return p + n;
+}
+
+/* The hex byte string at p into out[64]: its length and the end of the run. */
+static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
+						    const unsigned char *lim,
+						    bool checked, uint8_t *out,
+						    uint8_t *len)
+{
+	const unsigned char *q = p;
+
+	for (unsigned w = 0; w < 8; w++, q += 16) {
+		uint64_t b;
+		unsigned n;
+
+		if (checked && lim - q < 17)
+			return NULL;
+		n = (unsigned)__builtin_ctz(~hex16(q, &b));
+		memcpy(out + 8 * w, &b, 8); /* junk past n / 2 */
+		if (n < 16) {
+			/* n == 0 only for w == 0: q[0] was checked a digit */
+			if (n == 0 || (n & 1))
+				return NULL;
+			*len = (uint8_t)(8 * w + n / 2);
+			return q + n;
+		}
+		if (!hex_digit1[q[16]]) {
+			*len = (uint8_t)(8 * w + 8);
+			return q + 16;
+		}
+	}
+	return NULL; /* over 128 digits */
+}
+#else
 #define ONES8 0x0101010101010101ull
 #define HIGH8 0x8080808080808080ull
 
@@ -492,15 +579,19 @@ static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
 	}
 	return NULL; /* over 128 digits */
 }
+#endif
+
+/* Bit 1: a blank; bit 2: a token end (a blank or '\n'). One load a test. */
+static const uint8_t tok_class[256] = {[' '] = 3, ['\t'] = 3, ['\n'] = 2};
 
 static inline bool blank(unsigned char ch)
 {
-	return ch == ' ' || ch == '\t';
+	return tok_class[ch] & 1;
 }
 
 static inline bool ends_token(unsigned char ch)
 {
-	return ch == ' ' || ch == '\t' || ch == '\n';
+	return tok_class[ch] & 2;
 }
 
 /* The op keyword at p (FAST_ROOM bytes readable): the op, *n its length. */

@@ -157,3 +157,112 @@ Test(steplog_forms, plain_values)
 	cr_assert_eq(s.ld_len, 64);
 	cr_assert_eq(s.ld[63], 0xff);
 }
+
+/* The bytes of the hex string h (2 * n digits) into out. */
+static void hex_to_bytes(const char *h, size_t n, uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char pair[3] = {h[2 * i], h[2 * i + 1], 0};
+
+		out[i] = (uint8_t)strtoul(pair, NULL, 16);
+	}
+}
+
+/*
+ * Every digit count of every hex field, read on the fast path (lines far
+ * from the end of the block, as in a real log) and again through the
+ * general parser (the same line with a comment), against the values
+ * worked out here.
+ */
+Test(steplog_forms, every_digit_count_on_both_paths)
+{
+	static const char digits[] = "FeDcBa9876543210aBcDeF0123456789"
+				     "0123456789abcdefFEDCBA9876543210"
+				     "13579bdf02468ace13579BDF02468ACE"
+				     "fedcba9876543210FEDCBA9876543210"
+				     "02468ace13579bdf02468ACE13579BDF";
+	static const struct {
+		const char *op;
+		unsigned size;
+		bool ld, st;
+	} vals[] = {
+		{"ld", 1, true, false},     {"ld", 2, true, false},
+		{"ld", 4, true, false},     {"ld", 8, true, false},
+		{"ldq", 16, true, false},   {"ldblk", 64, true, false},
+		{"st", 1, false, true},     {"st", 8, false, true},
+		{"stblk", 64, false, true}, {"cas", 4, true, true},
+		{"cas", 8, true, true},
+	};
+	struct msr_step want[64], a, b;
+	char path[128], line[400];
+	struct msr_steplog *log;
+	struct msr_error err = MSR_ERROR_INIT;
+	unsigned n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/digits.log", tmpdir);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "# msync-steps 1\n");
+	memset(want, 0, sizeof(want));
+	for (unsigned d = 1; d <= 16; d++, n++) { /* pc */
+		snprintf(line, sizeof(line), "%.*s", (int)d, digits);
+		want[n].pc = strtoull(line, NULL, 16);
+		want[n].op = MSR_STEP_NOP;
+		fprintf(f, "1 %s nop\n1 %s nop # general\n", line, line);
+	}
+	for (unsigned d = 1; d <= 10; d++, n++) { /* pa */
+		snprintf(line, sizeof(line), "%.*s", (int)d, digits + 7);
+		want[n].pc = 4;
+		want[n].pa = strtoull(line, NULL, 16);
+		want[n].op = MSR_STEP_ST;
+		want[n].size = 1;
+		want[n].st_len = 1;
+		want[n].st[0] = 0x5a;
+		fprintf(f, "1 4 st pa=%s size=1 st=5a\n", line);
+		fprintf(f, "1 4 st pa=%s size=1 st=5a # general\n", line);
+	}
+	for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++, n++) {
+		const char *ldh = digits + v, *sth = digits + 2 * v + 1;
+		unsigned sz = vals[v].size;
+		int len = snprintf(line, sizeof(line), "1 8 %s pa=40 size=%u",
+				   vals[v].op, sz);
+
+		if (vals[v].ld) {
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					" ld=%.*s", (int)(2 * sz), ldh);
+			hex_to_bytes(ldh, sz, want[n].ld);
+			want[n].ld_len = (uint8_t)sz;
+		}
+		if (vals[v].st) {
+			snprintf(line + len, sizeof(line) - (size_t)len,
+				 " st=%.*s", (int)(2 * sz), sth);
+			hex_to_bytes(sth, sz, want[n].st);
+			want[n].st_len = (uint8_t)sz;
+		}
+		want[n].pc = 8;
+		want[n].pa = 0x40;
+		want[n].size = (uint8_t)sz;
+		want[n].op = (uint8_t)(strcmp(vals[v].op, "cas") == 0 ? MSR_STEP_CAS
+				      : vals[v].op[0] == 's'         ? (sz == 64 ? MSR_STEP_STBLK : MSR_STEP_ST)
+				      : sz == 64                     ? MSR_STEP_LDBLK
+				      : sz == 16                     ? MSR_STEP_LDQ
+								     : MSR_STEP_LD);
+		fprintf(f, "%s\n%s # general\n", line, line);
+	}
+	/* keep every line above far from the end of the block */
+	for (unsigned i = 0; i < 300; i++)
+		fprintf(f, "2 0 nop\n");
+	fclose(f);
+	cr_assert_eq(msr_steplog_open(path, 64, 0, &log, &err), MSR_OK);
+	for (unsigned i = 0; i < n; i++) {
+		cr_assert_eq(msr_steplog_next(log, 1, &a, &err), MSR_OK, "step %u", i);
+		cr_assert_eq(msr_steplog_next(log, 1, &b, &err), MSR_OK, "step %u", i);
+		snprintf(line, sizeof(line), "case %u", i);
+		assert_same(&b, &a, line);
+		want[i].tnum = 1;
+		want[i].has = a.has;
+		assert_same(&want[i], &a, line);
+	}
+	msr_steplog_close(log);
+}
