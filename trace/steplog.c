@@ -401,7 +401,8 @@ static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
 		_mm_and_si128(_mm_slli_epi16(nib, 4), _mm_set1_epi16(0xf0)),
 		_mm_srli_epi16(nib, 8));
 
-	*bytes = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair));
+	/* a store, not _mm_cvtsi128_si64: that one is x86-64 only */
+	_mm_storel_epi64((__m128i *)(void *)bytes, _mm_packus_epi16(pair, pair));
 	return (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isa));
 }
 
