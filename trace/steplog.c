@@ -429,35 +429,17 @@ static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
 	return p + n;
 }
 
-/* The hex byte string at p into out[64]: its length and the end of the run. */
-static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
-						    const unsigned char *lim,
-						    bool checked, uint8_t *out,
-						    uint8_t *len)
+/* The run of hex digits at p (HEX_RUN characters looked at): its length,
+ * and the first digits packed two to a byte into out[HEX_RUN / 2] in text
+ * order (junk past the run). */
+#define HEX_RUN 16
+static inline unsigned hex_run(const unsigned char *p, uint8_t *out)
 {
-	const unsigned char *q = p;
+	uint64_t b;
+	unsigned n = (unsigned)__builtin_ctz(~hex16(p, &b)); /* <= 16 */
 
-	for (unsigned w = 0; w < 8; w++, q += 16) {
-		uint64_t b;
-		unsigned n;
-
-		if (checked && lim - q < 17)
-			return NULL;
-		n = (unsigned)__builtin_ctz(~hex16(q, &b));
-		memcpy(out + 8 * w, &b, 8); /* junk past n / 2 */
-		if (n < 16) {
-			/* n == 0 only for w == 0: q[0] was checked a digit */
-			if (n == 0 || (n & 1))
-				return NULL;
-			*len = (uint8_t)(8 * w + n / 2);
-			return q + n;
-		}
-		if (!hex_digit1[q[16]]) {
-			*len = (uint8_t)(8 * w + 8);
-			return q + 16;
-		}
-	}
-	return NULL; /* over 128 digits */
+	memcpy(out, &b, 8);
+	return n;
 }
 #else
 #define ONES8 0x0101010101010101ull
@@ -547,6 +529,19 @@ static inline void put4(uint8_t *out, uint32_t b)
 	memcpy(out, &b, 4);
 }
 
+/* hex_run (see the SSE2 version) 8 characters at a time */
+#define HEX_RUN 8
+static inline unsigned hex_run(const unsigned char *p, uint8_t *out)
+{
+	uint64_t x = msr_le64(p), bad = hex_bad8(x);
+	unsigned n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+
+	/* a non-digit would spoil its pair's digit: clear the rest */
+	put4(out, hex_pack8(bad ? low_chars(x, n) : x));
+	return n;
+}
+#endif
+
 /* The hex byte string at p into out[64]: its length and the end of the run. */
 static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
 						    const unsigned char *lim,
@@ -555,32 +550,26 @@ static ALWAYS_INLINE const unsigned char *fast_bytes(const unsigned char *p,
 {
 	const unsigned char *q = p;
 
-	for (unsigned w = 0; w < 16; w++, q += 8) {
-		uint64_t x, bad;
+	for (unsigned w = 0; w < 128 / HEX_RUN; w++, q += HEX_RUN) {
 		unsigned n;
 
-		if (checked && lim - q < 9)
+		if (checked && lim - q < HEX_RUN + 1)
 			return NULL;
-		x = msr_le64(q);
-		bad = hex_bad8(x);
-		if (bad) {
+		n = hex_run(q, out + w * (HEX_RUN / 2));
+		if (n < HEX_RUN) {
 			/* n == 0 only for w == 0: q[0] was checked a digit */
-			n = (unsigned)__builtin_ctzll(bad) / 8;
 			if (n == 0 || (n & 1))
 				return NULL;
-			put4(out + 4 * w, hex_pack8(low_chars(x, n))); /* junk past n / 2 */
-			*len = (uint8_t)(4 * w + n / 2);
+			*len = (uint8_t)(w * (HEX_RUN / 2) + n / 2);
 			return q + n;
 		}
-		put4(out + 4 * w, hex_pack8(x));
-		if (!hex_digit1[q[8]]) {
-			*len = (uint8_t)(4 * w + 4);
-			return q + 8;
+		if (!hex_digit1[q[HEX_RUN]]) {
+			*len = (uint8_t)((w + 1) * (HEX_RUN / 2));
+			return q + HEX_RUN;
 		}
 	}
 	return NULL; /* over 128 digits */
 }
-#endif
 
 /* Bit 1: a blank; bit 2: a token end (a blank or '\n'). One load a test. */
 static const uint8_t tok_class[256] = {[' '] = 3, ['\t'] = 3, ['\n'] = 2};
