@@ -389,10 +389,10 @@ static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
 	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
 	__m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
 	/* '0'..'9' and 'a'..'f' move to the bottom of the signed range */
-	__m128i isd = _mm_cmplt_epi8(_mm_sub_epi8(x, _mm_set1_epi8((char)0xb0)),
-				     _mm_set1_epi8(-118));
-	__m128i isa = _mm_cmplt_epi8(_mm_sub_epi8(lc, _mm_set1_epi8((char)0xe1)),
-				     _mm_set1_epi8(-122));
+	__m128i d = _mm_sub_epi8(x, _mm_set1_epi8((char)0xb0));
+	__m128i a = _mm_sub_epi8(lc, _mm_set1_epi8((char)0xe1));
+	__m128i isd = _mm_cmplt_epi8(d, _mm_set1_epi8(-118));
+	__m128i isa = _mm_cmplt_epi8(a, _mm_set1_epi8(-122));
 	__m128i nib = _mm_or_si128(
 		_mm_and_si128(isd, _mm_sub_epi8(x, _mm_set1_epi8('0'))),
 		_mm_and_si128(isa, _mm_sub_epi8(lc, _mm_set1_epi8('a' - 10))));
@@ -402,7 +402,8 @@ static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
 		_mm_srli_epi16(nib, 8));
 
 	/* a store, not _mm_cvtsi128_si64: that one is x86-64 only */
-	_mm_storel_epi64((__m128i *)(void *)bytes, _mm_packus_epi16(pair, pair));
+	_mm_storel_epi64((__m128i *)(void *)bytes,
+			 _mm_packus_epi16(pair, pair));
 	return (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isa));
 }
 

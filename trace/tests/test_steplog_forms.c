@@ -182,16 +182,21 @@ Test(steplog_forms, every_digit_count_on_both_paths)
 				     "fedcba9876543210FEDCBA9876543210"
 				     "02468ace13579bdf02468ACE13579BDF";
 	static const struct {
-		const char *op;
-		unsigned size;
+		const char *name;
+		unsigned op, size;
 		bool ld, st;
 	} vals[] = {
-		{"ld", 1, true, false},     {"ld", 2, true, false},
-		{"ld", 4, true, false},     {"ld", 8, true, false},
-		{"ldq", 16, true, false},   {"ldblk", 64, true, false},
-		{"st", 1, false, true},     {"st", 8, false, true},
-		{"stblk", 64, false, true}, {"cas", 4, true, true},
-		{"cas", 8, true, true},
+		{"ld", MSR_STEP_LD, 1, true, false},
+		{"ld", MSR_STEP_LD, 2, true, false},
+		{"ld", MSR_STEP_LD, 4, true, false},
+		{"ld", MSR_STEP_LD, 8, true, false},
+		{"ldq", MSR_STEP_LDQ, 16, true, false},
+		{"ldblk", MSR_STEP_LDBLK, 64, true, false},
+		{"st", MSR_STEP_ST, 1, false, true},
+		{"st", MSR_STEP_ST, 8, false, true},
+		{"stblk", MSR_STEP_STBLK, 64, false, true},
+		{"cas", MSR_STEP_CAS, 4, true, true},
+		{"cas", MSR_STEP_CAS, 8, true, true},
 	};
 	struct msr_step want[64], a, b;
 	char path[128], line[400];
@@ -226,7 +231,7 @@ Test(steplog_forms, every_digit_count_on_both_paths)
 		const char *ldh = digits + v, *sth = digits + 2 * v + 1;
 		unsigned sz = vals[v].size;
 		int len = snprintf(line, sizeof(line), "1 8 %s pa=40 size=%u",
-				   vals[v].op, sz);
+				   vals[v].name, sz);
 
 		if (vals[v].ld) {
 			len += snprintf(line + len, sizeof(line) - (size_t)len,
@@ -243,11 +248,7 @@ Test(steplog_forms, every_digit_count_on_both_paths)
 		want[n].pc = 8;
 		want[n].pa = 0x40;
 		want[n].size = (uint8_t)sz;
-		want[n].op = (uint8_t)(strcmp(vals[v].op, "cas") == 0 ? MSR_STEP_CAS
-				      : vals[v].op[0] == 's'         ? (sz == 64 ? MSR_STEP_STBLK : MSR_STEP_ST)
-				      : sz == 64                     ? MSR_STEP_LDBLK
-				      : sz == 16                     ? MSR_STEP_LDQ
-								     : MSR_STEP_LD);
+		want[n].op = (uint8_t)vals[v].op;
 		fprintf(f, "%s\n%s # general\n", line, line);
 	}
 	/* keep every line above far from the end of the block */
@@ -256,8 +257,10 @@ Test(steplog_forms, every_digit_count_on_both_paths)
 	fclose(f);
 	cr_assert_eq(msr_steplog_open(path, 64, 0, &log, &err), MSR_OK);
 	for (unsigned i = 0; i < n; i++) {
-		cr_assert_eq(msr_steplog_next(log, 1, &a, &err), MSR_OK, "step %u", i);
-		cr_assert_eq(msr_steplog_next(log, 1, &b, &err), MSR_OK, "step %u", i);
+		cr_assert_eq(msr_steplog_next(log, 1, &a, &err), MSR_OK,
+			     "step %u", i);
+		cr_assert_eq(msr_steplog_next(log, 1, &b, &err), MSR_OK,
+			     "step %u", i);
 		snprintf(line, sizeof(line), "case %u", i);
 		assert_same(&b, &a, line);
 		want[i].tnum = 1;
