@@ -380,11 +380,13 @@ static int check_fields(const struct lctx *c, struct msr_step *s,
 
 #if defined(__SSE2__)
 /*
- * The 16 characters at p in one vector: the mask of those that are hex
- * digits (bit i = p[i]) and, in *bytes, the digits packed two to a byte in
- * text order (byte 0 = the first two), a non-digit counting as 0.
+ * The run of hex digits at p (HEX_RUN characters looked at, one vector):
+ * its length, and the first digits packed two to a byte into
+ * out[HEX_RUN / 2] in text order (byte 0 = the first two; junk past the
+ * run).
  */
-static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
+#define HEX_RUN 16
+static inline unsigned hex_run(const unsigned char *p, uint8_t *out)
 {
 	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
 	__m128i lc = _mm_or_si128(x, _mm_set1_epi8(0x20));
@@ -393,6 +395,7 @@ static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
 	__m128i a = _mm_sub_epi8(lc, _mm_set1_epi8((char)0xe1));
 	__m128i isd = _mm_cmplt_epi8(d, _mm_set1_epi8(-118));
 	__m128i isa = _mm_cmplt_epi8(a, _mm_set1_epi8(-122));
+	/* a non-digit counts as 0, so it cannot spoil its pair */
 	__m128i nib = _mm_or_si128(
 		_mm_and_si128(isd, _mm_sub_epi8(x, _mm_set1_epi8('0'))),
 		_mm_and_si128(isa, _mm_sub_epi8(lc, _mm_set1_epi8('a' - 10))));
@@ -400,11 +403,11 @@ static inline unsigned hex16(const unsigned char *p, uint64_t *bytes)
 	__m128i pair = _mm_or_si128(
 		_mm_and_si128(_mm_slli_epi16(nib, 4), _mm_set1_epi16(0xf0)),
 		_mm_srli_epi16(nib, 8));
+	unsigned hex = (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isa));
 
 	/* a store, not _mm_cvtsi128_si64: that one is x86-64 only */
-	_mm_storel_epi64((__m128i *)(void *)bytes,
-			 _mm_packus_epi16(pair, pair));
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(isd, isa));
+	_mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(pair, pair));
+	return (unsigned)__builtin_ctz(~hex); /* <= 16 */
 }
 
 /*
@@ -416,31 +419,18 @@ static ALWAYS_INLINE const unsigned char *fast_num(const unsigned char *p,
 						  bool checked, uint64_t *out,
 						  size_t *ndig)
 {
-	uint64_t b;
+	uint8_t b[8];
 	unsigned n;
 
-	if (checked && lim - p < 17)
+	if (checked && lim - p < HEX_RUN + 1)
 		return NULL;
-	n = (unsigned)__builtin_ctz(~hex16(p, &b)); /* <= 16 */
-	if (n == 16 && hex_digit1[p[16]])
+	n = hex_run(p, b);
+	if (n == HEX_RUN && hex_digit1[p[HEX_RUN]])
 		return NULL;
 	/* the digits, first one highest, are the top n nibbles */
-	*out = n ? __builtin_bswap64(b) >> (64 - 4 * n) : 0;
+	*out = n ? msr_be64(b) >> (64 - 4 * n) : 0;
 	*ndig = n;
 	return p + n;
-}
-
-/* The run of hex digits at p (HEX_RUN characters looked at): its length,
- * and the first digits packed two to a byte into out[HEX_RUN / 2] in text
- * order (junk past the run). */
-#define HEX_RUN 16
-static inline unsigned hex_run(const unsigned char *p, uint8_t *out)
-{
-	uint64_t b;
-	unsigned n = (unsigned)__builtin_ctz(~hex16(p, &b)); /* <= 16 */
-
-	memcpy(out, &b, 8);
-	return n;
 }
 #else
 #define ONES8 0x0101010101010101ull
