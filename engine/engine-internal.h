@@ -211,7 +211,10 @@ struct msr_engine {
 	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_pool mixed;     /* per-byte sources of mixed blocks */
-	struct msr_map l1_map;     /* core << 48 | line -> pool index */
+	struct msr_map l1_map;     /* core << 48 | line -> pool index, and
+				    * L1_HAS_MIXED once a piece had a mixed
+				    * record (so a drop reads no piece
+				    * without) */
 	struct msr_pool l1;        /* one element: the line's l1_pieces */
 	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
 				    * walked in slot order for its leftovers */
@@ -395,12 +398,14 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
 /* The core's piece of pa8 (NULL when the line is not held). With create,
- * a new line's pieces are NOT cleared: the caller (a fill) sets them all. */
+ * a new line's pieces are NOT cleared: the caller (a fill) sets them all.
+ * *line gets the line's map value, for msr_l1_set_mixed (valid until the
+ * next line is added or dropped); line may be NULL. */
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
-			    bool create);
+			    bool create, uint32_t **line);
 /* Set the piece's sources: a mixed block's, kept per byte without a test
- * for one shared source... */
-void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+ * for one shared source (`line`: its line's map value, from msr_l1_get)... */
+void msr_l1_set_mixed(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 		      const struct msr_src src[8]);
 /* ... or from the compact form (msr_mem_read_c). */
 void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,

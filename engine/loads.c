@@ -322,7 +322,7 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 				       t, le->acc, (unsigned long long)le->pa,
 				       ev->ts);
 	} else if (dsrc == MSR_DSRC_L1) {
-		struct l1_piece *p = msr_l1_get(e, core, pa8, false);
+		struct l1_piece *p = msr_l1_get(e, core, pa8, false, NULL);
 
 		if (p) {
 			ld_from_l1(e, le, p);
@@ -401,8 +401,9 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 		if (f->line != line)
 			continue;
 		/* the pieces of a line are one record: look it up once */
+		uint32_t *lv = NULL;
 		struct l1_piece *p0 = f->dead ? NULL
-					      : msr_l1_get(e, core, line, true);
+					      : msr_l1_get(e, core, line, true, &lv);
 
 		if (!f->dead && !p0)
 			return;
@@ -411,7 +412,7 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 			memcpy(p->data, f->data + 8 * k, 8);
 			if (f->per_byte[k])
-				msr_l1_set_mixed(e, p, f->src + 8 * k);
+				msr_l1_set_mixed(e, lv, p, f->src + 8 * k);
 			else
 				msr_l1_set_one(e, p, f->src + 8 * k,
 					       f->zmask[k]);

@@ -235,42 +235,58 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	}
 }
 
+/* In an l1_map value: some piece of the line may have a mixed record. */
+#define L1_HAS_MIXED 0x80000000u
+
+static struct l1_piece *l1_line(struct msr_engine *e, uint32_t v)
+{
+	return msr_pool_at(&e->l1, v & ~L1_HAS_MIXED);
+}
+
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
-			    bool create)
+			    bool create, uint32_t **line)
 {
 	uint64_t lmask = (uint64_t)e->line - 1;
 	uint64_t key = ((uint64_t)core << 48) | (pa8 & ~lmask);
 	unsigned k = (unsigned)((pa8 & lmask) / 8);
-	uint32_t *v = create ? NULL : msr_map_get(&e->l1_map, key);
+	uint32_t *v;
 	bool found;
 
-	if (!create)
-		return v ? (struct l1_piece *)msr_pool_at(&e->l1, *v) + k
-			 : NULL;
+	if (!create) {
+		v = msr_map_get(&e->l1_map, key);
+		if (line)
+			*line = v;
+		return v ? l1_line(e, *v) + k : NULL;
+	}
 	v = msr_map_upsert(&e->l1_map, key, &found);
 	if (v && !found) {
 		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */
-		if (*v == UINT32_MAX) {
+		if (*v == UINT32_MAX || (*v & L1_HAS_MIXED)) {
+			if (*v != UINT32_MAX)
+				msr_pool_free(&e->l1, *v);
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;
 		} else {
-			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+			struct l1_piece *p0 = l1_line(e, *v);
 
 			/* ... but not its mixed record, so it has none yet */
 			for (unsigned i = 0; i < e->line / 8; i++)
 				p0[i].mixed = 0;
 		}
 	}
+	if (line)
+		*line = v;
 	if (!v) {
 		e->nomem = 1;
 		return NULL;
 	}
-	return (struct l1_piece *)msr_pool_at(&e->l1, *v) + k;
+	return l1_line(e, *v) + k;
 }
 
-void msr_l1_set_mixed(struct msr_engine *e, struct l1_piece *p,
+void msr_l1_set_mixed(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 		      const struct msr_src src[8])
 {
+	*line |= L1_HAS_MIXED;
 	if (!p->mixed) {
 		uint32_t idx = msr_pool_alloc_raw(&e->mixed);
 
@@ -316,16 +332,21 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		uint64_t key = ((uint64_t)core << 48) | a;
 		uint32_t *v = msr_map_get(&e->l1_map, key);
 
-		if (v) {
-			struct l1_piece *p0 = msr_pool_at(&e->l1, *v);
+		if (!v)
+			continue;
+		/* a line that never had a mixed record is dropped without
+		 * reading its pieces (a cache miss, waited for, on a line
+		 * filled long ago) */
+		if (*v & L1_HAS_MIXED) {
+			struct l1_piece *p0 = l1_line(e, *v);
 
 			for (unsigned i = 0; i < e->line / 8; i++)
 				if (p0[i].mixed)
 					msr_pool_free(&e->mixed,
 						      p0[i].mixed - 1);
-			msr_pool_free(&e->l1, *v);
-			msr_map_del_at(&e->l1_map, v);
 		}
+		msr_pool_free(&e->l1, *v & ~L1_HAS_MIXED);
+		msr_map_del_at(&e->l1_map, v);
 	}
 }
 

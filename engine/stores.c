@@ -403,12 +403,13 @@ static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
 static void st_update_l1(struct msr_engine *e, unsigned core,
 			 const struct mab_ent *m, const struct msr_event *ev)
 {
-	struct l1_piece *p = msr_l1_get(e, core, m->pa, false);
+	uint32_t *lv;
+	struct l1_piece *p = msr_l1_get(e, core, m->pa, false, &lv);
 
 	if (p) {
 		memcpy(p->data, m->data, 8);
 		if (m->per_byte)
-			msr_l1_set_mixed(e, p, m->src);
+			msr_l1_set_mixed(e, lv, p, m->src);
 		else
 			msr_l1_set_one(e, p, m->src, m->zmask);
 		p->known = m->known;

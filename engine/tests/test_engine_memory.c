@@ -80,7 +80,7 @@ Test(memory, block_sources_match_a_reference)
 
 /* Per-byte sources into a piece, compact when all bytes share one source
  * or the zero one (what a fill or commit hands the engine). */
-static void set_src(struct msr_engine *e, struct l1_piece *p,
+static void set_src(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 		    const struct msr_src src[8])
 {
 	static const struct msr_src zero;
@@ -99,14 +99,15 @@ static void set_src(struct msr_engine *e, struct l1_piece *p,
 	if (i == 8)
 		msr_l1_set_one(e, p, one, zmask);
 	else
-		msr_l1_set_mixed(e, p, src);
+		msr_l1_set_mixed(e, line, p, src);
 }
 
 Test(memory, l1_piece_sources_match_a_reference)
 {
 	struct tctx *t = t_new(true);
 	uint64_t r = 2463534242ULL;
-	struct l1_piece *p = msr_l1_get(t->e, 0, 0x8000, true);
+	uint32_t *line;
+	struct l1_piece *p = msr_l1_get(t->e, 0, 0x8000, true, &line);
 
 	cr_assert(p);
 	for (unsigned n = 0; n < 20000; n++) {
@@ -118,7 +119,7 @@ Test(memory, l1_piece_sources_match_a_reference)
 			src[i] = form == 0 ? one
 				: form == 1 && rnd(&r) % 2 ? (struct msr_src){0}
 				: form == 1 ? one : pick(&r);
-		set_src(t->e, p, src);
+		set_src(t->e, line, p, src);
 		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
 		expect_src(got, src);
 	}
@@ -133,7 +134,8 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 	struct tctx *t = t_new(true);
 	struct msr_src ref[4][8];
 	uint64_t r = 1181783497276652981ULL;
-	struct l1_piece *p = msr_l1_get(t->e, 0, 0x4000, true);
+	uint32_t *line;
+	struct l1_piece *p = msr_l1_get(t->e, 0, 0x4000, true, &line);
 
 	cr_assert(p);
 	memset(ref, 0, sizeof(ref));
@@ -152,12 +154,79 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 			msr_mem_image(t->e, 0x4000 + 8 * b, data, &known, src,
 				      &per_byte, &zmask);
 		if (per_byte)
-			msr_l1_set_mixed(t->e, p, src);
+			msr_l1_set_mixed(t->e, line, p, src);
 		else
 			msr_l1_set_one(t->e, p, src, zmask);
 		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
 		expect_src(got, ref[b]);
 	}
 	msr_l1_drop_range(t->e, 0, 0x4000, 8);
+	t_free(t);
+}
+
+/* Lines come and go with random pieces mixed, compact again, or never
+ * mixed: dropping a line hands every mixed record it still holds back to
+ * the pool, once (the drop reads a line's pieces only when the line has
+ * had one), and a line made again from a reused entry starts with none. */
+Test(memory, dropped_lines_return_their_mixed_records_once)
+{
+	struct tctx *t = t_new(true);
+	struct msr_engine *e = t->e;
+	static const struct msr_src one = {1, 11, 1, MSR_RF_COMMIT};
+	uint64_t r = 0x9e3779b97f4a7c15ULL;
+	unsigned pieces = e->line / 8, live = 0, peak = 0;
+	struct msr_src src[8];
+
+	for (unsigned i = 0; i < 8; i++)
+		src[i] = (struct msr_src){i + 1, 20 + i, 2, MSR_RF_COMMIT};
+	for (unsigned round = 0; round < 200; round++) {
+		for (unsigned l = 0; l < 32; l++) {
+			uint64_t pa = 0x10000 + (uint64_t)l * e->line;
+			uint32_t *line;
+			struct l1_piece *p0 = msr_l1_get(e, 1, pa, true, &line);
+
+			cr_assert(p0);
+			for (unsigned k = 0; k < pieces; k++) {
+				unsigned form = (unsigned)(rnd(&r) % 3);
+
+				if (form == 0) {
+					msr_l1_set_one(e, p0 + k, &one, 0);
+					continue;
+				}
+				msr_l1_set_mixed(e, line, p0 + k, src);
+				if (++live > peak)
+					peak = live;
+				if (form == 2) { /* compact again */
+					msr_l1_set_one(e, p0 + k, &one, 0);
+					live--;
+				}
+			}
+		}
+		msr_l1_drop_range(e, 1, 0x10000, 32 * e->line);
+		live = 0;
+		for (unsigned l = 0; l < 32; l++)
+			cr_assert_null(msr_l1_get(e, 1, 0x10000 + (uint64_t)l * e->line,
+						  false, NULL));
+	}
+	/* freed records were reused: the pool never held more than one
+	 * round's worth */
+	cr_assert_leq(e->mixed.used, peak, "mixed records: %u allocated, at most %u live",
+		      e->mixed.used, peak);
+	/* and each is on the free list once: allocating them all again
+	 * hands out distinct records without growing the pool */
+	{
+		uint32_t n = e->mixed.used;
+		uint8_t *seen = calloc(n, 1);
+
+		cr_assert(seen);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t idx = msr_pool_alloc_raw(&e->mixed);
+
+			cr_assert_lt(idx, n);
+			cr_assert_not(seen[idx], "record %u handed out twice", idx);
+			seen[idx] = 1;
+		}
+		free(seen);
+	}
 	t_free(t);
 }
