@@ -211,10 +211,10 @@ struct msr_engine {
 	} page_cache[MSR_PAGE_CACHE];
 	struct msr_pool blks;      /* indexed from struct page.blk */
 	struct msr_pool mixed;     /* per-byte sources of mixed blocks */
-	struct msr_map l1_map;     /* core << 48 | line -> pool index, and
-				    * L1_HAS_MIXED once a piece had a mixed
-				    * record (so a drop reads no piece
-				    * without) */
+	struct msr_map l1_map;     /* core << 48 | line -> pool index, with
+				    * L1_HAS_MIXED once a piece got a mixed
+				    * record: only then does a drop read
+				    * the pieces */
 	struct msr_pool l1;        /* one element: the line's l1_pieces */
 	struct msr_omap dma_map;   /* 16-byte piece -> DMA_ST inv awaiting EVICT;
 				    * walked in slot order for its leftovers */

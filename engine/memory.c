@@ -261,6 +261,7 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	v = msr_map_upsert(&e->l1_map, key, &found);
 	if (v && !found) {
 		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */
+		/* an index with the flag's bit (2^31 lines) is out of memory */
 		if (*v == UINT32_MAX || (*v & L1_HAS_MIXED)) {
 			if (*v != UINT32_MAX)
 				msr_pool_free(&e->l1, *v);
