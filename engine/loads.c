@@ -402,8 +402,8 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			continue;
 		/* the pieces of a line are one record: look it up once */
 		uint32_t *lv = NULL;
-		struct l1_piece *p0 = f->dead ? NULL
-					      : msr_l1_get(e, core, line, true, &lv);
+		struct l1_piece *p0 =
+			f->dead ? NULL : msr_l1_get(e, core, line, true, &lv);
 
 		if (!f->dead && !p0)
 			return;

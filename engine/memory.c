@@ -260,17 +260,22 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	}
 	v = msr_map_upsert(&e->l1_map, key, &found);
 	if (v && !found) {
-		*v = msr_pool_alloc_raw(&e->l1); /* the fill sets every piece */
+		/* the fill sets every piece ... */
+		uint32_t idx = msr_pool_alloc_raw(&e->l1);
+
 		/* an index with the flag's bit (2^31 lines) is out of memory */
-		if (*v == UINT32_MAX || (*v & L1_HAS_MIXED)) {
-			if (*v != UINT32_MAX)
-				msr_pool_free(&e->l1, *v);
+		if (idx != UINT32_MAX && (idx & L1_HAS_MIXED)) {
+			msr_pool_free(&e->l1, idx);
+			idx = UINT32_MAX;
+		}
+		if (idx == UINT32_MAX) {
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;
 		} else {
-			struct l1_piece *p0 = l1_line(e, *v);
+			struct l1_piece *p0 = l1_line(e, idx);
 
 			/* ... but not its mixed record, so it has none yet */
+			*v = idx;
 			for (unsigned i = 0; i < e->line / 8; i++)
 				p0[i].mixed = 0;
 		}

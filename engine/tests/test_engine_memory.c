@@ -205,12 +205,14 @@ Test(memory, dropped_lines_return_their_mixed_records_once)
 		msr_l1_drop_range(e, 1, 0x10000, 32 * e->line);
 		live = 0;
 		for (unsigned l = 0; l < 32; l++)
-			cr_assert_null(msr_l1_get(e, 1, 0x10000 + (uint64_t)l * e->line,
+			cr_assert_null(msr_l1_get(e, 1,
+						  0x10000 + (uint64_t)l * e->line,
 						  false, NULL));
 	}
 	/* freed records were reused: the pool never held more than one
 	 * round's worth */
-	cr_assert_leq(e->mixed.used, peak, "mixed records: %u allocated, at most %u live",
+	cr_assert_leq(e->mixed.used, peak,
+		      "mixed records: %u allocated, at most %u live",
 		      e->mixed.used, peak);
 	/* and each is on the free list once: allocating them all again
 	 * hands out distinct records without growing the pool */
@@ -223,7 +225,8 @@ Test(memory, dropped_lines_return_their_mixed_records_once)
 			uint32_t idx = msr_pool_alloc_raw(&e->mixed);
 
 			cr_assert_lt(idx, n);
-			cr_assert_not(seen[idx], "record %u handed out twice", idx);
+			cr_assert_not(seen[idx], "record %u handed out twice",
+				      idx);
 			seen[idx] = 1;
 		}
 		free(seen);
