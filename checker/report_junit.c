@@ -16,6 +16,7 @@
  */
 #include "msr_version.h"
 #include "report-internal.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,33 +26,6 @@
 /* ------------------------------------------------------------------------ */
 /* Escaping                                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* Length of the valid XML character encoded in UTF-8 at s, 0 when the bytes
- * are not one (bad UTF-8, overlong, surrogate, U+FFFE/U+FFFF). */
-static size_t utf8_char(const unsigned char *s)
-{
-	unsigned c = s[0], n, cp, min;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
 
 /* Write `s` escaped; `attr` also keeps tabs and line breaks as references
  * (an attribute value would normalise them to spaces). */
@@ -73,7 +47,7 @@ static void xml_text(FILE *f, const char *s, bool attr)
 		case '\r': fputs("&#13;", f); p++; continue;
 		default: break;
 		}
-		n = *p < 0x20 || *p == 0x7f ? 0 : utf8_char(p);
+		n = *p < 0x20 || *p == 0x7f ? 0 : msr_utf8_char(p);
 		if (!n) {
 			fprintf(f, "\\x%02x", *p);
 			p++;

@@ -14,6 +14,7 @@
  */
 #include "msr_version.h"
 #include "report-internal.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -64,14 +65,20 @@ static bool plain_safe(const char *s)
 	return true;
 }
 
+/* Strings are made valid UTF-8 first (libyaml emits nothing else), so a
+ * file name or a quoted input byte never costs the report. */
 static void scalar(struct yw *w, const char *s, bool quoted)
 {
 	yaml_event_t ev;
 
-	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-				     (int)strlen(s), !quoted, 1,
-				     quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-					    : YAML_PLAIN_SCALAR_STYLE);
+	if (w->failed)
+		return;
+	if (!msr_utf8_yaml_scalar(&ev, s, !quoted, true,
+				  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+					 : YAML_PLAIN_SCALAR_STYLE)) {
+		w->failed = true; /* out of memory */
+		return;
+	}
 	emit(w, &ev);
 }
 

@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "msr_version.h"
 #include "report.h"
+#include "utf8.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -392,10 +393,14 @@ static void dy_scalar(struct dy *w, const char *s, bool quoted)
 {
 	yaml_event_t ev;
 
-	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-				     (int)strlen(s), !quoted, 1,
-				     quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-					    : YAML_PLAIN_SCALAR_STYLE);
+	if (w->failed)
+		return;
+	if (!msr_utf8_yaml_scalar(&ev, s, !quoted, true,
+				  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+					 : YAML_PLAIN_SCALAR_STYLE)) {
+		w->failed = true; /* out of memory */
+		return;
+	}
 	dy_emit(w, &ev);
 }
 

@@ -13,6 +13,7 @@
  * events within a stream.
  */
 #include "cmd-trace-internal.h"
+#include "utf8.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -425,9 +426,8 @@ static int y_scalar(yaml_emitter_t *em, const char *v)
 {
 	yaml_event_t e;
 
-	yaml_scalar_event_initialize(&e, NULL, NULL, (yaml_char_t *)v, (int)strlen(v),
-				     1, 1, YAML_ANY_SCALAR_STYLE);
-	return yaml_emitter_emit(em, &e);
+	return msr_utf8_yaml_scalar(&e, v, true, true, YAML_ANY_SCALAR_STYLE) &&
+	       yaml_emitter_emit(em, &e);
 }
 
 static int y_kv(yaml_emitter_t *em, const char *k, const char *v)

@@ -141,4 +141,18 @@ is_rc "--junit, a trace name that needs escaping" 1 "$(rc_of "$MSR" check -q 'od
 xmllint --noout j9.xml; ok $? "escaped names: xmllint accepts the file"
 [ "$(junit j9.xml | cut -d'|' -f1)" = 'odd &<"q">'"'"'.trace' ]; ok $? "escaped names read back unchanged"
 
+# --- bytes that are not UTF-8 ---------------------------------------------------
+# YAML and XML carry only UTF-8: a file name, or an error that quotes the
+# input, with other bytes must still give a readable report (\xNN).
+{ head -n 4 "$LV"; printf 'LD_FILL \377\377\376 tnum=0\n'; } >badbytes.trace
+is_rc "a text trace with bytes that are not UTF-8" 2 "$(rc_of "$MSR" check -q badbytes.trace --steps "$LVS" -o u1.yaml --junit u1.xml)"
+[ "$(yget u1.yaml summary.complete)" = false ]; ok $? "the report is written, complete: false"
+yget u1.yaml summary.error | grep -qF "got '\xff\xff\xfe'"; ok $? "its error shows the bytes as \\xNN"
+xmllint --noout u1.xml; ok $? "the JUnit file is valid XML"
+cp "$ENG/clean_load_store.trace" "$(printf 'caf\351.trace')"
+is_rc "a trace whose name is not UTF-8" 0 "$(rc_of "$MSR" check -q "$(printf 'caf\351.trace')" --steps "$ENG/clean_load_store.steps" -o u2.yaml)"
+[ "$(yget u2.yaml inputs.0.path)" = 'caf\xe9.trace' ]; ok $? "the report names it with \\xNN"
+is_rc "tracediff --format yaml of traces with such names" 0 "$(rc_of "$MSR" tracediff --format yaml "$(printf 'caf\351.trace')" "$ENG/clean_load_store.trace" -o u3.yaml)"
+[ "$(yget u3.yaml a)" = 'caf\xe9.trace' ]; ok $? "tracediff names it with \\xNN"
+
 finish
