@@ -33,6 +33,15 @@ size_t msr_utf8_char(const unsigned char *s)
 	return n;
 }
 
+/* msr_utf8_char, but 0 also for control characters other than tab and
+ * line feed: written as \xNN, they cannot act on a terminal. */
+static size_t text_char(const unsigned char *s)
+{
+	if (*s < 0x20 ? *s != '\t' && *s != '\n' : *s == 0x7f)
+		return 0;
+	return msr_utf8_char(s);
+}
+
 const char *msr_utf8_clean(const char *s, char **copy)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -41,7 +50,7 @@ const char *msr_utf8_clean(const char *s, char **copy)
 
 	*copy = NULL;
 	for (; *p; p += n ? n : 1)
-		if (!(n = msr_utf8_char(p)))
+		if (!(n = text_char(p)))
 			bad++;
 	if (!bad)
 		return s;
@@ -49,7 +58,7 @@ const char *msr_utf8_clean(const char *s, char **copy)
 	if (!out)
 		return NULL;
 	for (p = (const unsigned char *)s, w = out; *p; p += n ? n : 1) {
-		n = msr_utf8_char(p);
+		n = text_char(p);
 		if (n) {
 			memcpy(w, p, n);
 			w += n;

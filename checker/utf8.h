@@ -1,10 +1,12 @@
 /*
- * utf8.h - text for the YAML and XML writers. File names, and error
- * messages that quote input, may hold any bytes; YAML and XML take only
- * UTF-8, and libyaml refuses to emit anything else (its event set-up
- * fails and leaves the event unset). These make any string writable: each
- * byte that does not start a valid UTF-8 character becomes the four
- * characters \xNN. No state; used by checker/ and cmd/.
+ * utf8.h - text for the YAML and XML writers and for error messages. File
+ * names, and error messages that quote input, may hold any bytes; YAML
+ * and XML take only UTF-8, libyaml refuses to emit anything else (its
+ * event set-up fails and leaves the event unset), and control characters
+ * would act on a terminal. These make any string safe to write: each byte
+ * that does not start a valid UTF-8 character, and each control character
+ * but tab and line feed, becomes the four characters \xNN. No state; used
+ * by checker/ and cmd/.
  */
 #ifndef MSR_UTF8_H
 #define MSR_UTF8_H
@@ -18,9 +20,10 @@
  * surrogate, U+FFFE/U+FFFF). */
 size_t msr_utf8_char(const unsigned char *s);
 
-/* `s` itself when it is valid UTF-8 throughout, else a copy with the
- * invalid bytes escaped, which the caller frees through *copy (NULL when
- * `s` is returned). NULL when out of memory. */
+/* `s` itself when it is valid UTF-8 throughout and holds no control
+ * character but tab and line feed; else a copy with those bytes escaped
+ * (\xNN), which the caller frees through *copy (NULL when `s` is
+ * returned). NULL when out of memory. Also for text on a terminal. */
 const char *msr_utf8_clean(const char *s, char **copy);
 
 /* yaml_scalar_event_initialize for any string `s` (cleaned as above, tag

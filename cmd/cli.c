@@ -3,17 +3,27 @@
  * parsing for options.
  */
 #include "cmd.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+void msr_cli_print_message(const char *msg)
+{
+	char *copy;
+	const char *t = msr_utf8_clean(msg, &copy);
+
+	fprintf(stderr, "msync-replay: %s\n", t ? t : msg);
+	free(copy);
+}
+
 void msr_cli_print_error(const struct msr_error *err)
 {
 	char buf[2048];
 
-	fprintf(stderr, "msync-replay: %s\n", msr_error_format(err, buf, sizeof(buf)));
+	msr_cli_print_message(msr_error_format(err, buf, sizeof(buf)));
 }
 
 int msr_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -27,8 +27,11 @@ int msr_cmd_tracediff(int argc, char **argv);
 int msr_cmd_slice(int argc, char **argv);
 int msr_cmd_diff(int argc, char **argv);
 
-/* Print "msync-replay: <error chain>" on stderr. */
+/* Print "msync-replay: <error chain>" / "msync-replay: <msg>" on stderr,
+ * with bytes that are not UTF-8 and control characters (which the input
+ * quoted in a message may hold) written as \xNN. */
 void msr_cli_print_error(const struct msr_error *err);
+void msr_cli_print_message(const char *msg);
 
 /* Print "msync-replay <cmd>: <message>" and a hint to --help; returns 2. */
 int msr_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -629,7 +629,7 @@ static void print_summary(const struct check_run *run)
 	unsigned nk = 0;
 
 	if (run->sum.error[0])
-		fprintf(stderr, "msync-replay: %s\n", run->sum.error);
+		msr_cli_print_message(run->sum.error);
 	if (!shown) {
 		fprintf(stderr, "msync-replay: no violations in %llu events (%llu steps)%s; "
 			"report: %s\n", (unsigned long long)run->sum.events,

@@ -44,6 +44,13 @@ Test(utf8, invalid_bytes_become_hex_escapes)
 	expect_clean("\xe2\x82z\xc3\xa9", "\\xe2\\x82z\xc3\xa9");
 }
 
+Test(utf8, control_characters_but_tab_and_line_feed_are_escaped)
+{
+	expect_clean("a\tb\nc", "a\tb\nc");
+	expect_clean("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m");
+	expect_clean("bell\a del\x7f cr\r", "bell\\x07 del\\x7f cr\\x0d");
+}
+
 Test(utf8, character_lengths)
 {
 	cr_expect_eq(msr_utf8_char((const unsigned char *)"a"), 1);
