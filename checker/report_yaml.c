@@ -69,17 +69,7 @@ static bool plain_safe(const char *s)
  * file name or a quoted input byte never costs the report. */
 static void scalar(struct yw *w, const char *s, bool quoted)
 {
-	yaml_event_t ev;
-
-	if (w->failed)
-		return;
-	if (!msr_utf8_yaml_scalar(&ev, s, !quoted, true,
-				  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-					 : YAML_PLAIN_SCALAR_STYLE)) {
-		w->failed = true; /* out of memory */
-		return;
-	}
-	emit(w, &ev);
+	msr_utf8_yaml_emit(&w->em, &w->failed, s, quoted);
 }
 
 /* A string value: plain when that is safe, else double-quoted. */

@@ -84,3 +84,17 @@ bool msr_utf8_yaml_scalar(yaml_event_t *ev, const char *s, bool plain_implicit,
 	free(copy); /* the event holds its own copy */
 	return ok;
 }
+
+void msr_utf8_yaml_emit(yaml_emitter_t *em, bool *failed, const char *s,
+			bool quoted)
+{
+	yaml_event_t ev;
+
+	if (*failed)
+		return;
+	if (!msr_utf8_yaml_scalar(&ev, s, !quoted, true,
+				  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+					 : YAML_PLAIN_SCALAR_STYLE) ||
+	    !yaml_emitter_emit(em, &ev))
+		*failed = true;
+}

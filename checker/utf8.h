@@ -31,4 +31,9 @@ const char *msr_utf8_clean(const char *s, char **copy);
 bool msr_utf8_yaml_scalar(yaml_event_t *ev, const char *s, bool plain_implicit,
 			  bool quoted_implicit, yaml_scalar_style_t style);
 
+/* Emit `s` as a plain (quoted false) or double-quoted scalar through `em`,
+ * unless *failed; sets *failed when libyaml fails or memory runs out. */
+void msr_utf8_yaml_emit(yaml_emitter_t *em, bool *failed, const char *s,
+			bool quoted);
+
 #endif /* MSR_UTF8_H */

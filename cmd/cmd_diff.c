@@ -391,17 +391,7 @@ static bool plain_word(const char *s)
 
 static void dy_scalar(struct dy *w, const char *s, bool quoted)
 {
-	yaml_event_t ev;
-
-	if (w->failed)
-		return;
-	if (!msr_utf8_yaml_scalar(&ev, s, !quoted, true,
-				  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-					 : YAML_PLAIN_SCALAR_STYLE)) {
-		w->failed = true; /* out of memory */
-		return;
-	}
-	dy_emit(w, &ev);
+	msr_utf8_yaml_emit(&w->em, &w->failed, s, quoted);
 }
 
 static void dy_str(struct dy *w, const char *k, const char *v)
