@@ -1,6 +1,7 @@
 /*
- * utf8.c - text for the YAML and XML writers (utf8.h): which bytes form a
- * UTF-8 character, and strings with the others escaped.
+ * utf8.c - text for the writers and for error messages (utf8.h): which
+ * bytes form a UTF-8 character, strings with the others (and control
+ * characters) escaped, and YAML scalars made from such strings.
  */
 #include "utf8.h"
 
