@@ -132,12 +132,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(tpath, sizeof(tpath), "/proc/self/fd/%d", tfd);
 	if (sep) {
 		const uint8_t *s = sep + sizeof(fuzz_sep) - 1;
+		size_t slen = size - (size_t)(s - data);
 
-		if (fuzz_huge_window(s, size - (size_t)(s - data))) {
+		if (fuzz_huge_window(s, slen)) {
 			close(tfd);
 			return 0;
 		}
-		sfd = mem_file(s, size - (size_t)(s - data));
+		sfd = mem_file(s, slen);
 		snprintf(spath, sizeof(spath), "/proc/self/fd/%d", sfd);
 	}
 	for (int i = 0; i < 2; i++) {
