@@ -11,18 +11,18 @@
  * --single-thread and with the default wiring (second thread,
  * decompression helpers); the properties: both exit with the same code,
  * 0, 1 or 2; both write a report that reads back
- * (msr_report_doc_load_mem), or, only when the configuration or the
- * options are not usable (exit 2), neither writes one; the two reports are
- * the same apart from their timings; and, unless a filter or --fail-fast
- * is picked, the report is complete exactly when the exit code is not 2
- * and lists violations exactly when it is 1. A violated property aborts,
- * which is what libFuzzer reports.
+ * (msr_report_doc_load_mem), or, only when the configuration given is not
+ * usable or puts an option out of range (exit 2), neither writes one; the
+ * two reports are the same apart from their timings; and, unless a filter
+ * or --fail-fast is picked, the report is complete exactly when the exit
+ * code is not 2 and lists violations exactly when it is 1. A violated
+ * property aborts, which is what libFuzzer reports.
  *
  * The configuration and the image are written as "cfg.yaml" and "img" to a
  * directory of their own, since a configuration names its memory images
- * relative to itself; one holding '/' or '\\' (which YAML could unescape
- * to '/') is skipped, so that only those two files can be read, never a
- * device or a FIFO that would block.
+ * relative to itself; a configuration holding '/' or '\\' (which YAML
+ * could unescape to '/') is skipped, so that only those two files can be
+ * read, never a device or a FIFO that would block.
  */
 #define _GNU_SOURCE
 #include "cmd.h"
