@@ -152,18 +152,16 @@ static void part_close(struct part *p, bool remove)
 
 static int run_check(const struct part *trace, const struct part *steps,
 		     const struct part *config, const struct part *image,
-		     unsigned opts, bool single, int out)
+		     unsigned opts, bool single, const struct part *out)
 {
-	char path[64];
 	char *argv[40];
 	int argc = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", out);
 	argv[argc++] = "check";
 	argv[argc++] = "-q";
 	argv[argc++] = "--no-progress";
 	argv[argc++] = "-o";
-	argv[argc++] = path;
+	argv[argc++] = (char *)out->path;
 	if (single)
 		argv[argc++] = "--single-thread";
 	for (unsigned i = 0; i < 8; i++)
@@ -193,10 +191,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *sec[4];
 	size_t len[4] = {0, 0, 0, 0};
 	unsigned opts = 0;
-	int out[2], rc[2];
+	int rc[2];
 	char *text[2];
 	struct msr_report_doc *doc[2] = {NULL, NULL};
-	struct part trace, steps, config, image;
+	struct part trace, steps, config, image, out[2];
 
 	/* sections from the last one back: opts, image, config, steps */
 	sec[0] = cut_section(data, &size, fuzz_opts_sep, &len[0]);
@@ -220,12 +218,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) {
 		struct msr_error err = MSR_ERROR_INIT;
 
-		out[i] = mem_file("", 0);
+		part_open(&out[i], NULL, 0);
 		rc[i] = run_check(&trace, &steps, &config, &image, opts, i == 0,
-				  out[i]);
+				  &out[i]);
 		FUZZ_CHECK(rc[i] == MSR_EXIT_CLEAN || rc[i] == MSR_EXIT_VIOLATIONS ||
 			   rc[i] == MSR_EXIT_UNUSABLE);
-		text[i] = report_text(out[i]);
+		text[i] = report_text(out[i].fd);
 		/* no report only for a configuration not usable (or options it
 		 * makes out of range) */
 		FUZZ_CHECK(text[i] || (rc[i] == MSR_EXIT_UNUSABLE && sec[2]));
@@ -250,7 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 2; i++) {
 		msr_report_doc_free(doc[i]);
 		free(text[i]);
-		close(out[i]);
+		part_close(&out[i], false);
 	}
 	part_close(&trace, false);
 	part_close(&steps, false);
