@@ -1,0 +1,54 @@
+/*
+ * mem-guard-internal.h - the memory limit of the commands that replay a
+ * trace (check, slice). The engine's and the TSO pass's memory grows with
+ * the touched footprint, which a trace decides: a dump whose addresses run
+ * wild would grow until the kernel's OOM killer ends the replay (and maybe
+ * its neighbours on a farm node) with no report. The replay loop instead
+ * asks mguard_over every MGUARD_EVERY events and stops with a partial
+ * report when the process's resident memory is over the limit.
+ *
+ * The limit is explicit (MiB) or automatic: 3/4 of the smaller of the
+ * machine's memory and the memory limit of the process's cgroup (v2 or v1;
+ * what Slurm and containers set), divided among the replays a `check -j`
+ * runs at once. Reading the resident size is one pread of /proc/self/statm
+ * (getrusage's peak where there is no /proc). No global state; never
+ * prints or exits. Private to cmd/.
+ */
+#ifndef MSR_MEM_GUARD_INTERNAL_H
+#define MSR_MEM_GUARD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Events between two looks at the resident size: a replay that adds a
+ * fresh page per event grows by about 100 MiB in between. */
+#define MGUARD_EVERY ((uint64_t)1 << 14)
+
+struct mguard {
+	uint64_t limit;  /* bytes */
+	int fd;          /* /proc/self/statm, -1 when not open */
+	uint64_t page;   /* bytes per page */
+};
+
+/* Limit `mib` MiB, or the automatic one when 0, shared by `share` (>= 1)
+ * replays at once. */
+void mguard_init(struct mguard *g, uint64_t mib, unsigned share);
+void mguard_close(struct mguard *g);
+
+/* True when resident memory is over the limit; *used gets it in bytes
+ * (0 when it cannot be read: then never over). */
+bool mguard_over(struct mguard *g, uint64_t *used);
+
+/* The automatic limit in bytes for `share` replays at once. */
+uint64_t mguard_auto(unsigned share);
+
+/* What the automatic limit reads, for the tests. mguard_cgroup_value: a
+ * memory.max or memory.limit_in_bytes file's text in bytes, UINT64_MAX for
+ * "max", a v1 "unlimited" (2^62 or more) or text it does not understand.
+ * mguard_cgroup_limit: the smallest limit on the way from the process's
+ * cgroup (`proc_cgroup`, the text of /proc/self/cgroup) up to the root of
+ * the cgroup file system mounted at `root`, UINT64_MAX when none. */
+uint64_t mguard_cgroup_value(const char *text);
+uint64_t mguard_cgroup_limit(const char *proc_cgroup, const char *root);
+
+#endif /* MSR_MEM_GUARD_INTERNAL_H */
