@@ -16,4 +16,8 @@ bool msr_check_many_wanted(int argc, char **argv);
  * violations, else 0. */
 int msr_check_many(int argc, char **argv);
 
+/* The single-trace check (cmd_check.c), as one of `share` replays running
+ * at once: they divide the automatic memory limit among them. */
+int msr_check_one(int argc, char **argv, unsigned share);
+
 #endif /* MSR_CHECK_MANY_INTERNAL_H */

@@ -79,6 +79,7 @@ static const struct option many_longopts[] = {
 	{"cycles", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"pa", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"max-violations", required_argument, NULL, MANY_OPT_PASS_ARG},
+	{"max-memory", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"context", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"context-before", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"context-after", required_argument, NULL, MANY_OPT_PASS_ARG},
@@ -403,7 +404,8 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	}
 	av[ac++] = "--";
 	av[ac++] = t->trace;
-	code = msr_cmd_check(ac, av);
+	/* the replays running at once share the automatic memory limit */
+	code = msr_check_one(ac, av, (unsigned)(m->jobs < m->n ? m->jobs : m->n));
 	for (size_t i = 0; i < m->npass; i++)
 		free(av[1 + i]);
 	free(av);

@@ -21,6 +21,7 @@
 #include "check-pipe-internal.h"
 #include "checker.h"
 #include "cmd.h"
+#include "mem-guard-internal.h"
 #include "msr_version.h"
 #include "report.h"
 
@@ -56,8 +57,8 @@ struct check_opts {
 	bool no_tso, quiet, fail_fast, bisect;
 	bool single_thread;
 	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
-	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after;
-	uint64_t maxv, ctx, ctx_before, ctx_after;
+	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after, has_maxmem;
+	uint64_t maxv, ctx, ctx_before, ctx_after, maxmem;
 };
 
 struct check_run {
@@ -70,6 +71,8 @@ struct check_run {
 	struct msr_engine *eng;
 	struct msr_tso *tso;
 	struct cpipe *pipe; /* TSO pass and report on a second thread */
+	struct mguard guard;
+	unsigned share;     /* replays running at once (check -j) */
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -109,6 +112,9 @@ static const char check_help[] =
 	"      --context-before N  events before (up to and including its own event)\n"
 	"      --context-after N   events after\n"
 	"      --fail-fast         stop at the first (shown) violation\n"
+	"      --max-memory MIB    stop with a partial report (exit 2) when the process\n"
+	"                          holds more memory (default 0: automatic, 3/4 of the\n"
+	"                          machine's or the cgroup's memory, shared by -j)\n"
 	"      --bisect            exit 125 instead of 2 on unusable input (git bisect skip)\n"
 	"      --progress          show a progress line on stderr\n"
 	"      --no-progress       never show it (default: only when stderr is a terminal)\n"
@@ -137,6 +143,7 @@ enum {
 	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
 	OPT_CONTEXT, OPT_CONTEXT_BEFORE, OPT_CONTEXT_AFTER, OPT_BISECT,
 	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_JUNIT, OPT_SINGLE_THREAD,
+	OPT_MAX_MEMORY,
 };
 
 static const struct option check_longopts[] = {
@@ -152,6 +159,7 @@ static const struct option check_longopts[] = {
 	{"pa", required_argument, NULL, OPT_PA},
 	{"max-violations", required_argument, NULL, OPT_MAXV},
 	{"fail-fast", no_argument, NULL, OPT_FAILFAST},
+	{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
 	{"context", required_argument, NULL, OPT_CONTEXT},
 	{"context-before", required_argument, NULL, OPT_CONTEXT_BEFORE},
 	{"context-after", required_argument, NULL, OPT_CONTEXT_AFTER},
@@ -218,6 +226,13 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			break;
 		}
 		case OPT_FAILFAST: o->fail_fast = true; break;
+		case OPT_MAX_MEMORY:
+			if (!msr_cli_parse_u64(optarg, &o->maxmem) || o->maxmem > MSR_MAX_MEMORY_MIB)
+				return msr_cli_usage_error("check", "--max-memory=%s: expected "
+							   "MiB, 0..%llu (0 = automatic)", optarg,
+							   (unsigned long long)MSR_MAX_MEMORY_MIB);
+			o->has_maxmem = true;
+			break;
 		case OPT_BISECT: o->bisect = true; break;
 		case OPT_JUNIT: o->junit = optarg; break;
 		case OPT_PROGRESS: o->progress = 1; break;
@@ -360,6 +375,8 @@ static int setup_config(struct check_run *run, struct msr_report_filter *f,
 		return rc;
 	if (o->has_maxv)
 		run->cfg.max_violations = (unsigned)o->maxv;
+	if (o->has_maxmem)
+		run->cfg.max_memory = (size_t)o->maxmem;
 	if (o->has_ctx)
 		run->cfg.context_len = run->cfg.context_after = (unsigned)o->ctx;
 	if (o->has_ctx_before)
@@ -498,6 +515,28 @@ static void note_interrupted(struct check_run *run)
 	run->unusable = true;
 }
 
+/* Over the memory limit after `n` events: stop, saying so. */
+static bool memory_over(struct check_run *run, uint64_t n, struct msr_error *err)
+{
+	uint64_t used;
+
+	if (!mguard_over(&run->guard, &used))
+		return false;
+	msr_error_set(err, MSR_E_NOMEM, "check", run->o.trace,
+		      "memory limit reached after %llu events: %llu MiB resident, the limit "
+		      "is %llu MiB (%s); memory grows with the addresses the trace "
+		      "touches, so raise --max-memory if the machine has room",
+		      (unsigned long long)n, (unsigned long long)(used >> 20),
+		      (unsigned long long)(run->guard.limit >> 20),
+		      run->cfg.max_memory ? "--max-memory or limits.max_memory" :
+		      run->share > 1 ? "automatic: 3/4 of the memory, shared by the "
+				       "replays -j runs at once" :
+		      "automatic: 3/4 of the machine's or the cgroup's memory");
+	note_error(run, err);
+	snprintf(run->sum.stopped, sizeof(run->sum.stopped), "memory-limit");
+	return true;
+}
+
 /* Feed every event to the history and the engine until the end or a stop. */
 static void replay(struct check_run *run, struct msr_error *err)
 {
@@ -542,7 +581,11 @@ static void replay(struct check_run *run, struct msr_error *err)
 			snprintf(run->sum.stopped, sizeof(run->sum.stopped), "fail-fast");
 			break;
 		}
-		if (progress && !(++n % CHECK_PROGRESS_EVERY) &&
+		if (++n % MGUARD_EVERY)
+			continue;
+		if (memory_over(run, n, err))
+			break;
+		if (progress && !(n % CHECK_PROGRESS_EVERY) &&
 		    elapsed_since(&run->t0) >= next_show) {
 			show_progress(run, false);
 			shown = true;
@@ -687,10 +730,18 @@ static void teardown(struct check_run *run)
 		msr_report_destroy(run->rep);
 	if (run->hist)
 		msr_history_destroy(run->hist);
+	mguard_close(&run->guard);
 	msr_config_release(&run->cfg);
 }
 
 int msr_cmd_check(int argc, char **argv)
+{
+	if (msr_check_many_wanted(argc, argv))
+		return msr_check_many(argc, argv);
+	return msr_check_one(argc, argv, 1);
+}
+
+int msr_check_one(int argc, char **argv, unsigned share)
 {
 	struct check_run run;
 	struct msr_report_filter filter;
@@ -698,9 +749,9 @@ int msr_cmd_check(int argc, char **argv)
 	struct sigaction sa;
 	int code, rc;
 
-	if (msr_check_many_wanted(argc, argv))
-		return msr_check_many(argc, argv);
 	memset(&run, 0, sizeof(run));
+	run.guard.fd = -1;
+	run.share = share ? share : 1;
 	code = parse_args(argc, argv, &run.o);
 	if (code >= 0)
 		return code;
@@ -712,6 +763,7 @@ int msr_cmd_check(int argc, char **argv)
 		code = MSR_EXIT_UNUSABLE;
 		goto out;
 	}
+	mguard_init(&run.guard, run.cfg.max_memory, run.share);
 	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||
 	    (rc = msr_report_create(&run.cfg, run.hist, &run.rep, &err)) ||
 	    (rc = add_inputs(&run, &err))) {

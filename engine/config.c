@@ -103,6 +103,7 @@ static const struct key_def limits_keys[] = {
 	KEY("step_lookahead", step_lookahead, K_SIZE, 1, (uint64_t)1 << 32, false),
 	KEY("max_inflight", max_inflight, K_SIZE, 1, (uint64_t)1 << 32, false),
 	KEY("mab_window", mab_window, K_SIZE, 1, (uint64_t)1 << 32, false),
+	KEY("max_memory", max_memory, K_SIZE, 0, MSR_MAX_MEMORY_MIB, false),
 	{NULL, 0, K_UNSIGNED, 0, 0, false},
 };
 

@@ -62,6 +62,9 @@ struct msr_waiver {
 	unsigned line;         /* line of the entry in the config file */
 };
 
+/* limits.max_memory (MiB) at most */
+#define MSR_MAX_MEMORY_MIB ((uint64_t)1 << 32)
+
 struct msr_config {
 	/* system */
 	unsigned cores;            /* 8 */
@@ -82,6 +85,9 @@ struct msr_config {
 				    * this many later MAB entries is
 				    * force-retired with a `leftover`
 				    * violation: 64K (0 = default) */
+	size_t max_memory;         /* MiB resident before a replaying command
+				    * stops (the engine does not read it):
+				    * 0 = automatic, see cmd/ */
 	/* report, continued: events of context after a violation: 8
 	 * (context_len above counts those before, through its own event) */
 	unsigned context_after;

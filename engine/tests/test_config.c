@@ -75,6 +75,7 @@ Test(config, defaults_match_t2)
 	cr_assert_eq(cfg.context_after, 8);
 	cr_assert_eq(msr_config_strands(&cfg), 64);
 	cr_assert_eq(cfg.step_lookahead, (size_t)1 << 20);
+	cr_assert_eq(cfg.max_memory, 0, "automatic");
 	cr_assert_eq(cfg.nimages, 0);
 }
 
@@ -91,7 +92,8 @@ Test(config, loads_every_section)
 			       "  l1_line: 32\n  l2_line: 0x40\n  l2_banks: 4\n"
 			       "memory:\n  - boot.img\n  - /abs/data.img\n"
 			       "report: {context: 3, max_violations: 10}\n"
-			       "limits:\n  step_lookahead: 1000\n  max_inflight: 77\n  mab_window: 4096\n",
+			       "limits:\n  step_lookahead: 1000\n  max_inflight: 77\n  mab_window: 4096\n"
+			       "  max_memory: 2048\n",
 			       &err, path), MSR_OK, "%s", err.cause[0].text);
 	cr_assert_eq(cfg.cores, 4);
 	cr_assert_eq(cfg.threads_per_core, 2);
@@ -103,6 +105,7 @@ Test(config, loads_every_section)
 	cr_assert_eq(cfg.step_lookahead, 1000);
 	cr_assert_eq(cfg.max_inflight, 77);
 	cr_assert_eq(cfg.mab_window, 4096);
+	cr_assert_eq(cfg.max_memory, 2048);
 	cr_assert_eq(cfg.nimages, 2);
 	snprintf(want, sizeof(want), "%s/boot.img", tmpdir);
 	cr_assert_str_eq(cfg.images[0], want, "relative to the config file");
@@ -160,6 +163,7 @@ Test(config, errors_name_line_and_column)
 	expect_error("system:\n  l1_line: 128\n", "2:12", "larger than system.l2_line=64");
 	expect_error("report:\n  context: 65\n", "2:12", "out of range 0..64");
 	expect_error("limits:\n  step_lookahead: 0\n", "2:19", "out of range");
+	expect_error("limits:\n  max_memory: 5000000000\n", "2:15", "out of range");
 	expect_error("memory: boot.img\n", "1:9", "expected a list of image file paths");
 	expect_error("memory:\n  - {a: 1}\n", "2:5", "each entry must be a file path");
 	expect_error("system: 8\n", "1:9", "system: expected a mapping");
