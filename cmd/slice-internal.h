@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "checker.h"
 #include "engine.h"
+#include "mem-guard-internal.h"
 
 #include <stdio.h>
 
@@ -30,6 +31,11 @@ struct msr_slice_pipe {
 	void (*on_commit)(void *ctx, const struct msr_commit *c);
 	/* a step-log line handed to the engine for an SSTEP of its strand */
 	void (*on_step)(void *ctx, const struct msr_step *step);
+	/* limits.max_memory (or the automatic limit), once open */
+	struct mguard guard;
+	bool guarded;
+	uint64_t applied;
+	const char *trace;
 };
 
 /*
@@ -44,7 +50,8 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 int msr_slice_pipe_read(struct msr_slice_pipe *p, struct msr_event *ev,
 			struct msr_error *err);
 
-/* Apply an event read by msr_slice_pipe_read. */
+/* Apply an event read by msr_slice_pipe_read; MSR_E_NOMEM when the
+ * process is over its memory limit. */
 int msr_slice_pipe_apply(struct msr_slice_pipe *p, const struct msr_event *ev,
 			 struct msr_error *err);
 

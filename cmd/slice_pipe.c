@@ -69,6 +69,10 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 	p->cfg_loaded = true;
 	if (config && (rc = msr_config_load(&p->cfg, config, err)))
 		return rc;
+	mguard_init(&p->guard, p->cfg.max_memory, 1);
+	p->guarded = true;
+	p->applied = 0;
+	p->trace = trace;
 	msr_trace_opts_default(&topts);
 	topts.strands = msr_config_strands(&p->cfg);
 	topts.cores = p->cfg.cores;
@@ -109,7 +113,20 @@ int msr_slice_pipe_read(struct msr_slice_pipe *p, struct msr_event *ev,
 int msr_slice_pipe_apply(struct msr_slice_pipe *p, const struct msr_event *ev,
 			 struct msr_error *err)
 {
-	return msr_engine_apply(p->eng, ev, err);
+	int rc = msr_engine_apply(p->eng, ev, err);
+	uint64_t used;
+
+	if (rc >= 0 && !(++p->applied % MGUARD_EVERY) && mguard_over(&p->guard, &used))
+		return msr_error_set(err, MSR_E_NOMEM, "slice", p->trace,
+				     "memory limit reached after %llu events: %llu MiB "
+				     "resident, the limit is %llu MiB (%s); memory grows "
+				     "with the addresses the trace touches",
+				     (unsigned long long)p->applied,
+				     (unsigned long long)(used >> 20),
+				     (unsigned long long)(p->guard.limit >> 20),
+				     p->cfg.max_memory ? "limits.max_memory" :
+				     "automatic: 3/4 of the machine's or the cgroup's memory");
+	return rc;
 }
 
 int msr_slice_pipe_finish(struct msr_slice_pipe *p, bool complete,
@@ -134,6 +151,9 @@ void msr_slice_pipe_close(struct msr_slice_pipe *p)
 		msr_trace_reader_close(p->rd);
 	if (p->cfg_loaded)
 		msr_config_release(&p->cfg);
+	if (p->guarded)
+		mguard_close(&p->guard);
+	p->guarded = false;
 	p->eng = NULL;
 	p->tso = NULL;
 	p->log = NULL;
