@@ -72,7 +72,6 @@ struct check_run {
 	struct msr_tso *tso;
 	struct cpipe *pipe; /* TSO pass and report on a second thread */
 	struct mguard guard;
-	unsigned share;     /* replays running at once (check -j) */
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -522,16 +521,7 @@ static bool memory_over(struct check_run *run, uint64_t n, struct msr_error *err
 
 	if (!mguard_over(&run->guard, &used))
 		return false;
-	msr_error_set(err, MSR_E_NOMEM, "check", run->o.trace,
-		      "memory limit reached after %llu events: %llu MiB resident, the limit "
-		      "is %llu MiB (%s); memory grows with the addresses the trace "
-		      "touches, so raise --max-memory if the machine has room",
-		      (unsigned long long)n, (unsigned long long)(used >> 20),
-		      (unsigned long long)(run->guard.limit >> 20),
-		      run->cfg.max_memory ? "--max-memory or limits.max_memory" :
-		      run->share > 1 ? "automatic: 3/4 of the memory, shared by the "
-				       "replays -j runs at once" :
-		      "automatic: 3/4 of the machine's or the cgroup's memory");
+	mguard_error(&run->guard, err, "check", run->o.trace, n, used);
 	note_error(run, err);
 	snprintf(run->sum.stopped, sizeof(run->sum.stopped), "memory-limit");
 	return true;
@@ -751,7 +741,6 @@ int msr_check_one(int argc, char **argv, unsigned share)
 
 	memset(&run, 0, sizeof(run));
 	run.guard.fd = -1;
-	run.share = share ? share : 1;
 	code = parse_args(argc, argv, &run.o);
 	if (code >= 0)
 		return code;
@@ -763,7 +752,8 @@ int msr_check_one(int argc, char **argv, unsigned share)
 		code = MSR_EXIT_UNUSABLE;
 		goto out;
 	}
-	mguard_init(&run.guard, run.cfg.max_memory, run.share);
+	mguard_init(&run.guard, run.cfg.max_memory, share,
+		    "--max-memory or limits.max_memory");
 	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||
 	    (rc = msr_report_create(&run.cfg, run.hist, &run.rep, &err)) ||
 	    (rc = add_inputs(&run, &err))) {

@@ -17,6 +17,8 @@
 #ifndef MSR_MEM_GUARD_INTERNAL_H
 #define MSR_MEM_GUARD_INTERNAL_H
 
+#include "trace.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,19 +27,26 @@
 #define MGUARD_EVERY ((uint64_t)1 << 14)
 
 struct mguard {
-	uint64_t limit;  /* bytes */
-	int fd;          /* /proc/self/statm, -1 when not open */
-	uint64_t page;   /* bytes per page */
+	uint64_t limit;     /* bytes */
+	int fd;             /* /proc/self/statm, -1 when not open */
+	uint64_t page;      /* bytes per page */
+	unsigned share;     /* replays sharing the automatic limit */
+	const char *knob;   /* what sets the limit; NULL = automatic */
 };
 
-/* Limit `mib` MiB, or the automatic one when 0, shared by `share` (>= 1)
- * replays at once. */
-void mguard_init(struct mguard *g, uint64_t mib, unsigned share);
+/* Limit `mib` MiB, set by `knob` (e.g. "--max-memory"), or the automatic
+ * one when 0, shared by `share` (>= 1) replays at once. */
+void mguard_init(struct mguard *g, uint64_t mib, unsigned share, const char *knob);
 void mguard_close(struct mguard *g);
 
 /* True when resident memory is over the limit; *used gets it in bytes
  * (0 when it cannot be read: then never over). */
 bool mguard_over(struct mguard *g, uint64_t *used);
+
+/* The error of a replay of `trace` that mguard_over stopped after `events`
+ * with `used` bytes resident: MSR_E_NOMEM, naming both and the limit. */
+int mguard_error(const struct mguard *g, struct msr_error *err, const char *module,
+		 const char *trace, uint64_t events, uint64_t used);
 
 /* The automatic limit in bytes for `share` replays at once. */
 uint64_t mguard_auto(unsigned share);

@@ -128,12 +128,14 @@ uint64_t mguard_auto(unsigned share)
 	return mem / 4 * 3 / (share ? share : 1);
 }
 
-void mguard_init(struct mguard *g, uint64_t mib, unsigned share)
+void mguard_init(struct mguard *g, uint64_t mib, unsigned share, const char *knob)
 {
 	long psize = sysconf(_SC_PAGESIZE);
 
+	g->share = share ? share : 1;
+	g->knob = mib ? knob : NULL;
 	g->limit = mib ? (mib >= (UINT64_MAX >> 20) ? UINT64_MAX : mib << 20)
-		       : mguard_auto(share);
+		       : mguard_auto(g->share);
 	g->page = psize > 0 ? (uint64_t)psize : 4096;
 	g->fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 }
@@ -167,4 +169,20 @@ bool mguard_over(struct mguard *g, uint64_t *used)
 			*used = (uint64_t)ru.ru_maxrss << 10; /* KiB on Linux */
 	}
 	return *used > g->limit;
+}
+
+int mguard_error(const struct mguard *g, struct msr_error *err, const char *module,
+		 const char *trace, uint64_t events, uint64_t used)
+{
+	return msr_error_set(err, MSR_E_NOMEM, module, trace,
+			     "memory limit reached after %llu events: %llu MiB resident, "
+			     "the limit is %llu MiB (%s%s); memory grows with the "
+			     "addresses the trace touches: raise the limit if the "
+			     "machine has room",
+			     (unsigned long long)events, (unsigned long long)(used >> 20),
+			     (unsigned long long)(g->limit >> 20),
+			     g->knob ? g->knob : "automatic: 3/4 of the machine's or the "
+						 "cgroup's memory",
+			     !g->knob && g->share > 1 ? ", shared by the replays running "
+							"at once" : "");
 }

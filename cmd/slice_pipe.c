@@ -69,7 +69,7 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 	p->cfg_loaded = true;
 	if (config && (rc = msr_config_load(&p->cfg, config, err)))
 		return rc;
-	mguard_init(&p->guard, p->cfg.max_memory, 1);
+	mguard_init(&p->guard, p->cfg.max_memory, 1, "limits.max_memory");
 	p->guarded = true;
 	p->applied = 0;
 	p->trace = trace;
@@ -117,15 +117,7 @@ int msr_slice_pipe_apply(struct msr_slice_pipe *p, const struct msr_event *ev,
 	uint64_t used;
 
 	if (rc >= 0 && !(++p->applied % MGUARD_EVERY) && mguard_over(&p->guard, &used))
-		return msr_error_set(err, MSR_E_NOMEM, "slice", p->trace,
-				     "memory limit reached after %llu events: %llu MiB "
-				     "resident, the limit is %llu MiB (%s); memory grows "
-				     "with the addresses the trace touches",
-				     (unsigned long long)p->applied,
-				     (unsigned long long)(used >> 20),
-				     (unsigned long long)(p->guard.limit >> 20),
-				     p->cfg.max_memory ? "limits.max_memory" :
-				     "automatic: 3/4 of the machine's or the cgroup's memory");
+		return mguard_error(&p->guard, err, "slice", p->trace, p->applied, used);
 	return rc;
 }
 

@@ -113,16 +113,39 @@ Test(mguard, over_the_limit)
 	struct mguard g;
 	uint64_t used;
 
-	mguard_init(&g, 1, 1);
+	mguard_init(&g, 1, 1, "--max-memory");
 	cr_assert_eq(g.limit, (uint64_t)1 << 20);
 	cr_assert(mguard_over(&g, &used), "any process holds more than 1 MiB");
 	cr_assert_gt(used, (uint64_t)1 << 20);
 	mguard_close(&g);
-	mguard_init(&g, (uint64_t)1 << 32, 1);
+	mguard_init(&g, (uint64_t)1 << 32, 1, "--max-memory");
 	cr_assert_not(mguard_over(&g, &used));
 	cr_assert_gt(used, 0, "the resident size was read");
 	mguard_close(&g);
-	mguard_init(&g, 0, 2);
+	mguard_init(&g, 0, 2, "--max-memory");
 	cr_assert_eq(g.limit, mguard_auto(2), "0 MiB: the automatic limit");
 	mguard_close(&g);
+}
+
+Test(mguard, the_error_names_the_limit_and_where_it_comes_from)
+{
+	struct mguard g;
+	struct msr_error err = MSR_ERROR_INIT;
+	char text[512];
+
+	mguard_init(&g, 64, 1, "limits.max_memory");
+	cr_assert_eq(mguard_error(&g, &err, "slice", "t.zst", 16384, (uint64_t)70 << 20),
+		     MSR_E_NOMEM);
+	msr_error_format(&err, text, sizeof(text));
+	cr_assert(strstr(text, "t.zst: memory limit reached after 16384 events: 70 MiB "
+			       "resident, the limit is 64 MiB (limits.max_memory)"), "%s", text);
+	mguard_close(&g);
+	msr_error_clear(&err);
+	mguard_init(&g, 0, 3, "limits.max_memory");
+	mguard_error(&g, &err, "check", "t.zst", 32768, g.limit + 1);
+	msr_error_format(&err, text, sizeof(text));
+	cr_assert(strstr(text, "(automatic: 3/4 of the machine's or the cgroup's memory, "
+			       "shared by the replays running at once)"), "%s", text);
+	mguard_close(&g);
+	msr_error_clear(&err);
 }
