@@ -72,6 +72,7 @@ struct check_run {
 	struct msr_tso *tso;
 	struct cpipe *pipe; /* TSO pass and report on a second thread */
 	struct mguard guard;
+	uint64_t resident;  /* bytes, as the guard last read it */
 	struct msr_report_summary sum;
 	bool stop;      /* --fail-fast: a violation was shown */
 	bool unusable;  /* the input could not be replayed to its end */
@@ -487,8 +488,9 @@ static void show_progress(const struct check_run *run, bool last)
 
 	msr_trace_reader_get_stats(run->rd, &st);
 	rate = secs > 0 ? (double)st.events / secs : 0;
-	fprintf(stderr, "\rmsync-replay: %llu events, %.1f MB read, %.0f events/s",
-		(unsigned long long)st.events, (double)st.bytes_in / 1e6, rate);
+	fprintf(stderr, "\rmsync-replay: %llu events, %.1f MB read, %.0f events/s, %llu MiB",
+		(unsigned long long)st.events, (double)st.bytes_in / 1e6, rate,
+		(unsigned long long)(run->resident >> 20));
 	if (st.file_size && st.bytes_in && st.bytes_in < st.file_size)
 		fprintf(stderr, ", ETA %.0fs",
 			secs * (double)(st.file_size - st.bytes_in) / (double)st.bytes_in);
@@ -517,11 +519,9 @@ static void note_interrupted(struct check_run *run)
 /* Over the memory limit after `n` events: stop, saying so. */
 static bool memory_over(struct check_run *run, uint64_t n, struct msr_error *err)
 {
-	uint64_t used;
-
-	if (!mguard_over(&run->guard, &used))
+	if (!mguard_over(&run->guard, &run->resident))
 		return false;
-	mguard_error(&run->guard, err, "check", run->o.trace, n, used);
+	mguard_error(&run->guard, err, "check", run->o.trace, n, run->resident);
 	note_error(run, err);
 	snprintf(run->sum.stopped, sizeof(run->sum.stopped), "memory-limit");
 	return true;

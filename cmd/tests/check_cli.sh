@@ -243,6 +243,14 @@ expect_rc "--max-memory overrides the configuration" 0 \
 	"$MSR" check spray.trace.zst -c mem64.yaml --max-memory 4096 -o spray.yaml
 expect_rc "--max-memory malformed" 2 "$MSR" check spray.trace.zst --max-memory 1G
 grep -q -- "--max-memory=1G: expected MiB" stderr.txt; ok $? "says what it expects"
+# --progress: at least one line once half a second has passed (the pause
+# in the input makes sure), with the resident size the guard read
+(awk 'BEGIN { print "# msync-text 1"; for (i = 0; i < 70000; i++) print "SSTEP tnum=0" }'
+	sleep 1
+	awk 'BEGIN { for (i = 0; i < 70000; i++) print "SSTEP tnum=1" }') |
+	"$MSR" check --progress - -o progress.yaml 2>stderr.txt
+tr '\r' '\n' <stderr.txt | grep -q "^msync-replay: 140000 events, [0-9.]* MB read, [0-9]* events/s, [0-9]* MiB$"
+ok $? "--progress: events, MB read, events/s and MiB resident, the last line at the end"
 expect_rc "slice under limits.max_memory" 2 \
 	"$MSR" slice spray.trace.zst --config mem64.yaml --violation V1 -o spray-slice
 grep -q "memory limit reached after 16384 events.*limit is 64 MiB (limits.max_memory)" stderr.txt
