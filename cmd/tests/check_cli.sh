@@ -213,14 +213,15 @@ rc=$?
 ok $? "and exits 2 once the pipe closes"
 wait "$writer" 2>/dev/null
 
-# The memory limit: a trace that touches a fresh 4 KiB page with every event
-# (MEM_SLAM), about 6.5 KiB of memory each; the guard looks every 16384 events
+# The memory limit: the guard looks every 16384 events. A limit of 1 MiB,
+# below what any process holds, stops a replay at the first look whatever
+# the memory layout; the trace touches a fresh 4 KiB page with every event
 awk 'BEGIN { print "# msync-text 1"; for (i = 0; i < 40000; i++)
 	printf "MEM_SLAM  pa=0x%010x data=0x%016x bmask=0xff ts=%d\n", i * 4096, i, i }' >spray.txt
 "$MSR" encode spray.txt -o spray.trace.zst 2>/dev/null
-expect_rc "--max-memory 64 on a trace that grows past it" 2 \
-	"$MSR" check spray.trace.zst --max-memory 64 -o spray.yaml
-grep -q "spray.trace.zst: memory limit reached after 16384 events: [0-9]* MiB resident, the limit is 64 MiB (--max-memory or limits.max_memory)" stderr.txt
+expect_rc "--max-memory 1 on a trace that grows past it" 2 \
+	"$MSR" check spray.trace.zst --max-memory 1 -o spray.yaml
+grep -q "spray.trace.zst: memory limit reached after 16384 events: [0-9]* MiB resident, the limit is 1 MiB (--max-memory or limits.max_memory)" stderr.txt
 ok $? "the message says where it stopped, how much was resident and which limit"
 [ "$(yget spray.yaml summary.complete)" = false ] &&
 	[ "$(yget spray.yaml summary.stopped)" = memory-limit ] &&
@@ -234,13 +235,13 @@ expect_rc "the same trace within --max-memory 4096" 0 \
 ok $? "replayed to its end"
 expect_rc "and within the automatic limit" 0 "$MSR" check spray.trace.zst -o spray.yaml
 expect_rc "--bisect: the memory limit is unusable input (125)" 125 \
-	"$MSR" check spray.trace.zst --max-memory 64 --bisect -o spray.yaml
-printf 'limits:\n  max_memory: 64\n' >mem64.yaml
+	"$MSR" check spray.trace.zst --max-memory 1 --bisect -o spray.yaml
+printf 'limits:\n  max_memory: 1\n' >mem1.yaml
 expect_rc "limits.max_memory in the configuration" 2 \
-	"$MSR" check spray.trace.zst -c mem64.yaml -o spray.yaml
-grep -q "limit is 64 MiB" stderr.txt; ok $? "names the configured limit"
+	"$MSR" check spray.trace.zst -c mem1.yaml -o spray.yaml
+grep -q "limit is 1 MiB" stderr.txt; ok $? "names the configured limit"
 expect_rc "--max-memory overrides the configuration" 0 \
-	"$MSR" check spray.trace.zst -c mem64.yaml --max-memory 4096 -o spray.yaml
+	"$MSR" check spray.trace.zst -c mem1.yaml --max-memory 4096 -o spray.yaml
 expect_rc "--max-memory malformed" 2 "$MSR" check spray.trace.zst --max-memory 1G
 grep -q -- "--max-memory=1G: expected MiB" stderr.txt; ok $? "says what it expects"
 # --progress: at least one line once half a second has passed (the pause
@@ -252,8 +253,8 @@ grep -q -- "--max-memory=1G: expected MiB" stderr.txt; ok $? "says what it expec
 tr '\r' '\n' <stderr.txt | grep -q "^msync-replay: 140000 events, [0-9.]* MB read, [0-9]* events/s, [0-9]* MiB$"
 ok $? "--progress: events, MB read, events/s and MiB resident, the last line at the end"
 expect_rc "slice under limits.max_memory" 2 \
-	"$MSR" slice spray.trace.zst --config mem64.yaml --violation V1 -o spray-slice
-grep -q "memory limit reached after 16384 events.*limit is 64 MiB (limits.max_memory)" stderr.txt
+	"$MSR" slice spray.trace.zst --config mem1.yaml --violation V1 -o spray-slice
+grep -q "memory limit reached after 16384 events.*limit is 1 MiB (limits.max_memory)" stderr.txt
 ok $? "slice stops with the same message"
 
 # kill -9 cannot be caught: the previous report stays whole, no half-written
