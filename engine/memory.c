@@ -1,5 +1,6 @@
 /*
- * memory.c - the sparse memory image (4 KiB pages with known-byte masks),
+ * memory.c - the sparse memory image (4 KiB pages of 512-byte chunks with
+ * known-byte masks),
  * the per-block byte sources, the per-core L1 pieces, the bounded commit
  * history, and the initial-image loader (trace-format.md section 4).
  *
@@ -19,12 +20,13 @@
 int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
+	msr_pool_init(&e->chunks, sizeof(struct chunk));
 	msr_pool_init(&e->blks, sizeof(struct blk));
 	msr_pool_init(&e->mixed, 8 * sizeof(struct msr_src));
 	/* an element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
-	for (unsigned i = 0; i < MSR_PAGE_CACHE; i++)
-		e->page_cache[i].pn = UINT64_MAX; /* no page has this number */
+	for (unsigned i = 0; i < MSR_CHUNK_CACHE; i++)
+		e->chunk_cache[i].cn = UINT64_MAX; /* no chunk has this number */
 	if (msr_map_init(&e->pages_map, 64) < 0 ||
 	    msr_map_init(&e->l1_map, 1024) < 0 ||
 	    msr_omap_init(&e->dma_map, 16) < 0)
@@ -39,6 +41,7 @@ void msr_mem_release(struct msr_engine *e)
 	msr_map_release(&e->l1_map);
 	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
+	msr_pool_release(&e->chunks);
 	msr_pool_release(&e->blks);
 	msr_pool_release(&e->mixed);
 	msr_pool_release(&e->l1);
@@ -46,11 +49,13 @@ void msr_mem_release(struct msr_engine *e)
 	e->hist = NULL;
 }
 
-struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
-				 bool create)
+struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
+				   bool create)
 {
+	uint64_t pn = cn >> (MSR_PAGE_SHIFT - MSR_CHUNK_SHIFT);
 	uint32_t *v = msr_map_get(&e->pages_map, pn);
-	uint32_t idx;
+	struct page *pg;
+	uint32_t *slot, idx;
 
 	if (v) {
 		idx = *v;
@@ -63,14 +68,28 @@ struct page *msr_mem_page_lookup(struct msr_engine *e, uint64_t pn,
 			return NULL;
 		}
 	}
-	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].pn = pn;
-	e->page_cache[pn & (MSR_PAGE_CACHE - 1)].idx = idx;
-	return msr_pool_at(&e->pages, idx);
+	pg = msr_pool_at(&e->pages, idx);
+	slot = &pg->chunk[cn & (MSR_PAGE_CHUNKS - 1)];
+	if (!*slot) {
+		if (!create)
+			return NULL;
+		/* a different pool: `slot` stays valid while this one grows */
+		idx = msr_pool_alloc(&e->chunks);
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			return NULL;
+		}
+		*slot = idx + 1;
+	}
+	idx = *slot - 1;
+	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].cn = cn;
+	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].idx = idx;
+	return msr_pool_at(&e->chunks, idx);
 }
 
-/* The block record of slot `slot` of page p (created when asked). */
-static inline struct blk *page_blk(struct msr_engine *e, struct page *p,
-				   unsigned slot, bool create)
+/* The block record of slot `slot` of chunk p (created when asked). */
+static inline struct blk *chunk_blk(struct msr_engine *e, struct chunk *p,
+				    unsigned slot, bool create)
 {
 	uint32_t idx;
 
@@ -89,11 +108,11 @@ static inline struct blk *page_blk(struct msr_engine *e, struct page *p,
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
-	struct page *p = msr_mem_page(e, pa8, create);
+	struct chunk *p = msr_mem_chunk(e, pa8, create);
 
 	if (!p)
 		return NULL;
-	return page_blk(e, p, (unsigned)(pa8 & (MSR_PAGE_SIZE - 1)) / 8,
+	return chunk_blk(e, p, (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1)) / 8,
 			create);
 }
 
@@ -101,9 +120,9 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8], bool *per_byte,
 			  uint8_t *zmask)
 {
-	struct page *p = msr_mem_page(e, pa8, true);
-	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
-	struct blk *b = p ? page_blk(e, p, off / 8, true) : NULL;
+	struct chunk *p = msr_mem_chunk(e, pa8, true);
+	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
+	struct blk *b = p ? chunk_blk(e, p, off / 8, true) : NULL;
 
 	if (!b) {
 		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask);
@@ -185,18 +204,18 @@ static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {
-	struct page *p;
+	struct chunk *p;
 	struct blk *b = NULL;
-	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
 
 	if (!mask)
 		return;
-	p = msr_mem_page(e, pa8, true);
+	p = msr_mem_chunk(e, pa8, true);
 	if (!p)
 		return;
 	/* no block record means "initial value" for all its bytes: initial
 	 * images and slams of fresh memory need none */
-	b = page_blk(e, p, off / 8, s->kind != MSR_RF_INIT);
+	b = chunk_blk(e, p, off / 8, s->kind != MSR_RF_INIT);
 	if (!b && s->kind != MSR_RF_INIT)
 		return;
 	p->known[off / 8] |= mask;
@@ -219,8 +238,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask)
 {
-	struct page *p = msr_mem_page(e, pa8, true);
-	unsigned off = (unsigned)(pa8 & (MSR_PAGE_SIZE - 1));
+	struct chunk *p = msr_mem_chunk(e, pa8, true);
+	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
 
 	if (!p)
 		return;

@@ -2,7 +2,7 @@
  * test_engine_memory.c - the compact byte sources of memory blocks and L1
  * pieces (one source, zero-source bytes, or a per-byte record) read back
  * exactly what a per-byte reference holds, also through the compact reads
- * that fills and commits carry.
+ * that fills and commits carry; the image allocates only the chunks touched.
  */
 #include "engine-test.h"
 #include "engine-internal.h"
@@ -230,6 +230,45 @@ Test(memory, dropped_lines_return_their_mixed_records_once)
 			seen[idx] = 1;
 		}
 		free(seen);
+	}
+	t_free(t);
+}
+
+/* The image allocates a page's 512-byte chunks only as they are touched,
+ * and every byte reads back through the chunk cache and past it: blocks
+ * spread over 64 pages, two chunks of each, over twice as many chunk
+ * numbers as the cache has slots, written twice over in a scrambled order. */
+Test(memory, sparse_chunks_hold_every_byte)
+{
+	struct tctx *t = t_new(true);
+	struct msr_src s = {.co = 7, .sseq = 9, .strand = 3, .kind = MSR_RF_COMMIT};
+
+	for (unsigned round = 0; round < 2; round++)
+		for (unsigned n = 0; n < 64 * 2 * 8; n++) {
+			unsigned i = (unsigned)((n * 389u + round * 17u) % (64 * 2 * 8));
+			uint64_t pa8 = 0x100000 + (uint64_t)(i / 16) * 4096 +
+				       (i / 8 % 2) * 2560 + (i % 8) * 64;
+			uint8_t d[8];
+
+			for (unsigned k = 0; k < 8; k++)
+				d[k] = (uint8_t)(pa8 >> 6) + (uint8_t)k + (uint8_t)round;
+			msr_mem_write(t->e, pa8, d, round ? 0x0f : 0xf0, &s);
+		}
+	cr_assert_eq(t->e->pages.used, 64, "one page record per touched page");
+	cr_assert_eq(t->e->chunks.used, 128, "two chunks of each page, no more");
+	for (unsigned i = 0; i < 64 * 2 * 8; i++) {
+		uint64_t pa8 = 0x100000 + (uint64_t)(i / 16) * 4096 + (i / 8 % 2) * 2560 +
+			       (i % 8) * 64;
+		uint8_t data[8], known;
+		struct msr_src got[8];
+
+		msr_mem_read(t->e, pa8, data, &known, got);
+		cr_assert_eq(known, 0xff, "block %#llx", (unsigned long long)pa8);
+		for (unsigned k = 0; k < 8; k++)
+			cr_assert_eq(data[k], (uint8_t)((uint8_t)(pa8 >> 6) + k + (k >= 4)),
+				     "block %#llx byte %u", (unsigned long long)pa8, k);
+		msr_mem_read(t->e, pa8 + 8, data, &known, got);
+		cr_assert_eq(known, 0, "an untouched block of a touched chunk");
 	}
 	t_free(t);
 }
