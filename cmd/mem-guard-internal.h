@@ -22,8 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Events between two looks at the resident size: a replay that adds a
- * fresh page per event grows by about 100 MiB in between. */
+/* Events between two looks at the resident size: a replay that touches a
+ * fresh 512-byte chunk of memory with every event grows by about 16 MiB
+ * in between. */
 #define MGUARD_EVERY ((uint64_t)1 << 14)
 
 struct mguard {

@@ -179,7 +179,9 @@ int mguard_error(const struct mguard *g, struct msr_error *err, const char *modu
 			     "the limit is %llu MiB (%s%s); memory grows with the "
 			     "addresses the trace touches: raise the limit if the "
 			     "machine has room",
-			     (unsigned long long)events, (unsigned long long)(used >> 20),
+			     /* rounded up: over a limit of N MiB reads N + 1 */
+			     (unsigned long long)events,
+			     (unsigned long long)((used + (1u << 20) - 1) >> 20),
 			     (unsigned long long)(g->limit >> 20),
 			     g->knob ? g->knob : "automatic: 3/4 of the machine's or the "
 						 "cgroup's memory",
