@@ -49,6 +49,27 @@ void msr_mem_release(struct msr_engine *e)
 	e->hist = NULL;
 }
 
+/* The element of `pool` that `*slot` names (pool index + 1, 0 = none),
+ * allocated zeroed into it when absent and asked; NULL when absent or out
+ * of memory. `slot` must not lie in `pool`, which may move as it grows. */
+static inline void *pooled(struct msr_engine *e, struct msr_pool *pool,
+			   uint32_t *slot, bool create)
+{
+	uint32_t idx;
+
+	if (*slot)
+		return msr_pool_at(pool, *slot - 1);
+	if (!create)
+		return NULL;
+	idx = msr_pool_alloc(pool);
+	if (idx == UINT32_MAX) {
+		e->nomem = 1;
+		return NULL;
+	}
+	*slot = idx + 1;
+	return msr_pool_at(pool, idx);
+}
+
 struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 				   bool create)
 {
@@ -56,6 +77,7 @@ struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 	uint32_t *v = msr_map_get(&e->pages_map, pn);
 	struct page *pg;
 	uint32_t *slot, idx;
+	struct chunk *c;
 
 	if (v) {
 		idx = *v;
@@ -70,40 +92,19 @@ struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 	}
 	pg = msr_pool_at(&e->pages, idx);
 	slot = &pg->chunk[cn & (MSR_PAGE_CHUNKS - 1)];
-	if (!*slot) {
-		if (!create)
-			return NULL;
-		/* a different pool: `slot` stays valid while this one grows */
-		idx = msr_pool_alloc(&e->chunks);
-		if (idx == UINT32_MAX) {
-			e->nomem = 1;
-			return NULL;
-		}
-		*slot = idx + 1;
+	c = pooled(e, &e->chunks, slot, create);
+	if (c) {
+		e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].cn = cn;
+		e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].idx = *slot - 1;
 	}
-	idx = *slot - 1;
-	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].cn = cn;
-	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].idx = idx;
-	return msr_pool_at(&e->chunks, idx);
+	return c;
 }
 
 /* The block record of slot `slot` of chunk p (created when asked). */
 static inline struct blk *chunk_blk(struct msr_engine *e, struct chunk *p,
 				    unsigned slot, bool create)
 {
-	uint32_t idx;
-
-	if (p->blk[slot])
-		return msr_pool_at(&e->blks, p->blk[slot] - 1);
-	if (!create)
-		return NULL;
-	idx = msr_pool_alloc(&e->blks);
-	if (idx == UINT32_MAX) {
-		e->nomem = 1;
-		return NULL;
-	}
-	p->blk[slot] = idx + 1;
-	return msr_pool_at(&e->blks, idx);
+	return pooled(e, &e->blks, &p->blk[slot], create);
 }
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
