@@ -303,6 +303,12 @@ static unsigned online_cpus(void)
 }
 
 /* Returns -1 to go on, or the exit code. */
+/* Replays running at once: -j, or fewer when there are fewer traces. */
+static unsigned many_at_once(const struct many_run *m)
+{
+	return m->jobs < m->n ? m->jobs : (unsigned)m->n;
+}
+
 static int parse_many(int argc, char **argv, struct many_run *m)
 {
 	int c, idx = 0;
@@ -359,7 +365,7 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 					   "missing TRACE argument", m->list);
 	/* a replay's helper threads keep up to two cores busy: use them only
 	 * while the traces replayed at once leave that many */
-	if (2 * (size_t)(m->jobs < m->n ? m->jobs : m->n) > online_cpus())
+	if (2 * (size_t)many_at_once(m) > online_cpus())
 		add_pass(m, "single-thread", NULL);
 	return complete_plan(m);
 }
@@ -405,7 +411,7 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	av[ac++] = "--";
 	av[ac++] = t->trace;
 	/* the replays running at once share the automatic memory limit */
-	code = msr_check_one(ac, av, (unsigned)(m->jobs < m->n ? m->jobs : m->n));
+	code = msr_check_one(ac, av, many_at_once(m));
 	for (size_t i = 0; i < m->npass; i++)
 		free(av[1 + i]);
 	free(av);
