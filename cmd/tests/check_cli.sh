@@ -216,9 +216,7 @@ wait "$writer" 2>/dev/null
 # The memory limit: the guard looks every 16384 events. A limit of 1 MiB,
 # below what any process holds, stops a replay at the first look whatever
 # the memory layout; the trace touches a fresh 4 KiB page with every event
-awk 'BEGIN { print "# msync-text 1"; for (i = 0; i < 40000; i++)
-	printf "MEM_SLAM  pa=0x%010x data=0x%016x bmask=0xff ts=%d\n", i * 4096, i, i }' >spray.txt
-"$MSR" encode spray.txt -o spray.trace.zst 2>/dev/null
+spray_trace 40000 spray.trace.zst
 expect_rc "--max-memory 1 on a trace that grows past it" 2 \
 	"$MSR" check spray.trace.zst --max-memory 1 -o spray.yaml
 grep -q "spray.trace.zst: memory limit reached after 16384 events: [0-9]* MiB resident, the limit is 1 MiB (--max-memory or limits.max_memory)" stderr.txt

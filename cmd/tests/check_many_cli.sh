@@ -192,9 +192,7 @@ sed 's/^/# /' term.txt
 # --max-memory reaches every replay: under 1 MiB a trace of 20000 events
 # stops at the guard's first look (16384 events), the short clean one
 # finishes
-awk 'BEGIN { print "# msync-text 1"; for (i = 0; i < 20000; i++)
-	printf "MEM_SLAM  pa=0x%010x data=0x%016x bmask=0xff ts=%d\n", i * 4096, i, i }' >spray.txt
-"$MSR" encode spray.txt -o spray.trace 2>/dev/null
+spray_trace 20000 spray.trace
 expect_rc "--max-memory with -j: the replay over it is unusable" 2 \
 	"$MSR" check -j2 -o mm --max-memory 1 clean.trace spray.trace
 grep -q "^spray.trace  *2  *0  *-  *mm/spray.trace.yaml" stdout.txt &&

@@ -68,6 +68,14 @@ wait_catching() {
 	return 1
 }
 
+# spray_trace N OUT: a binary trace of N MEM_SLAMs a 4 KiB page apart (each
+# touches fresh memory); zstd when OUT ends in .zst
+spray_trace() {
+	awk -v n="$1" 'BEGIN { print "# msync-text 1"; for (i = 0; i < n; i++)
+		printf "MEM_SLAM  pa=0x%010x data=0x%016x bmask=0xff ts=%d\n", i * 4096, i, i }' |
+		"$MSR" encode - -o "$2" 2>/dev/null
+}
+
 finish() {
 	echo "1..$ntest"
 	[ "$nfail" -eq 0 ]
