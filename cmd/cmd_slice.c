@@ -65,6 +65,10 @@ static const char slice_help[] =
 	"                       sizes before and after\n"
 	"  --shrink-time S      stop shrinking after S seconds (default 60)\n"
 	"  -o, --output OUTDIR  directory for the slice (created if missing)\n"
+	"  --max-memory MIB     stop (exit 2) when the process holds more than MIB\n"
+	"                       MiB (default: limits.max_memory of CFG, else 3/4\n"
+	"                       of the machine's or the cgroup's memory; 0 =\n"
+	"                       that automatic limit)\n"
 	"  --single-thread      decompress TRACE and LOG on this thread (default:\n"
 	"                       helper threads decompress them ahead while the\n"
 	"                       passes over TRACE replay it; the slice is the same)\n"
@@ -76,7 +80,7 @@ static const char slice_help[] =
 	"input, usage error or no such violation.\n";
 
 enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
-       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME, OPT_SINGLE_THREAD };
+       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME, OPT_SINGLE_THREAD, OPT_MAX_MEMORY };
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -100,6 +104,7 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 		{"shrink", no_argument, NULL, OPT_SHRINK},
 		{"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
 		{"single-thread", no_argument, NULL, OPT_SINGLE_THREAD},
+		{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -145,6 +150,14 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 			o->shrink_time = (double)sec;
 			break;
 		}
+		case OPT_MAX_MEMORY:
+			if (!msr_cli_parse_u64(optarg, &o->max_memory) ||
+			    o->max_memory > MSR_MAX_MEMORY_MIB)
+				return msr_cli_usage_error("slice", "--max-memory=%s: expected "
+							   "MiB, 0..%llu (0 = automatic)", optarg,
+							   (unsigned long long)MSR_MAX_MEMORY_MIB);
+			o->has_max_memory = true;
+			break;
 		case OPT_LOOKBACK:
 			if (!msr_cli_parse_u64(optarg, &o->lookback))
 				return msr_cli_usage_error("slice", "bad --lookback=%s: expected "
@@ -225,7 +238,7 @@ static int pass_find(struct msr_slice_run *s, struct msr_error *err)
 	struct msr_slice_pipe p = {.ahead = !s->o->single_thread, .ctx = s,
 				   .on_violation = find_violation};
 	struct msr_event ev;
-	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o,
 				     s->o->image, err);
 
 	s->tpc = p.cfg.threads_per_core ? p.cfg.threads_per_core : 8;
@@ -262,7 +275,7 @@ static int pass_locate(struct msr_slice_run *s, struct msr_error *err)
 	s->instr_event = UINT64_MAX;
 	if (s->v.strand < 0 || !s->v.iseq)
 		return MSR_OK;
-	rc = msr_slice_pipe_open(&p, s->o->trace, NULL, s->o->config, NULL, err);
+	rc = msr_slice_pipe_open(&p, s->o->trace, NULL, s->o, NULL, err);
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {
 		if (ev.code == MSR_SSTEP && ev.tnum == s->v.strand && ++n == s->v.iseq) {
 			s->instr_event = ev.index;
@@ -543,7 +556,7 @@ static int pass_write(struct msr_slice_run *s, struct msr_error *err)
 	out_path(s, "nas.trace.zst", path, sizeof(path));
 	rc = msr_trace_writer_open(path, MSR_FMT_BINARY, 3, &w, err);
 	if (!rc)
-		rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+		rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o,
 					 s->o->image, err);
 	if (!rc && s->P == 0) {
 		out_path(s, "image.mem", path, sizeof(path));
@@ -644,7 +657,7 @@ static int pass_verify(struct msr_slice_run *s, struct msr_error *err)
 	out_path(s, "nas.trace.zst", trace, sizeof(trace));
 	out_path(s, "steps.log", steps, sizeof(steps));
 	out_path(s, "image.mem", image, sizeof(image));
-	rc = msr_slice_pipe_open(&p, trace, s->o->steps ? steps : NULL, s->o->config,
+	rc = msr_slice_pipe_open(&p, trace, s->o->steps ? steps : NULL, s->o,
 				 image, err);
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK)
 		rc = msr_slice_pipe_apply(&p, &ev, err);

@@ -16,6 +16,8 @@
 
 #include <stdio.h>
 
+struct msr_slice_opts;
+
 struct msr_slice_pipe {
 	struct msr_config cfg;
 	bool cfg_loaded;
@@ -31,7 +33,7 @@ struct msr_slice_pipe {
 	void (*on_commit)(void *ctx, const struct msr_commit *c);
 	/* a step-log line handed to the engine for an SSTEP of its strand */
 	void (*on_step)(void *ctx, const struct msr_step *step);
-	/* limits.max_memory (or the automatic limit), once open */
+	/* --max-memory, else limits.max_memory, else automatic; once open */
 	struct mguard guard;
 	bool guarded;
 	uint64_t applied;
@@ -39,12 +41,13 @@ struct msr_slice_pipe {
 };
 
 /*
- * Open trace (+ steps, config, image; each may be NULL) and build the
- * pipeline. The hooks in *p must be set before the call.
+ * Open trace (+ steps, image; either may be NULL) and build the pipeline
+ * with the run's configuration and memory limit from `o`. The hooks in *p
+ * must be set before the call.
  */
 int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
-			const char *steps, const char *config, const char *image,
-			struct msr_error *err);
+			const char *steps, const struct msr_slice_opts *o,
+			const char *image, struct msr_error *err);
 
 /* Read the next event into *ev without applying it: MSR_OK, MSR_END or <0. */
 int msr_slice_pipe_read(struct msr_slice_pipe *p, struct msr_event *ev,
@@ -98,6 +101,8 @@ struct msr_slice_opts {
 	double shrink_time;  /* seconds */
 	bool quiet;
 	bool single_thread;  /* no helper threads for the passes over TRACE */
+	bool has_max_memory; /* --max-memory given: overrides the configuration */
+	uint64_t max_memory; /* MiB, 0 = automatic */
 };
 
 #define SL_HITS 32      /* recent L1-hit loads remembered per strand */

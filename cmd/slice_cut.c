@@ -171,7 +171,7 @@ int msr_slice_pass_cut(struct msr_slice_run *s, struct msr_error *err)
 	struct msr_event ev;
 	bool tail_done = false;
 	uint64_t all_end = 0;
-	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o->config,
+	int rc = msr_slice_pipe_open(&p, s->o->trace, s->o->steps, s->o,
 				     s->o->image, err);
 
 	while (!rc && (rc = msr_slice_pipe_read(&p, &ev, err)) == MSR_OK) {

@@ -57,8 +57,8 @@ static int pipe_step_remaining(void *ctx, unsigned tnum, uint64_t *count,
 }
 
 int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
-			const char *steps, const char *config, const char *image,
-			struct msr_error *err)
+			const char *steps, const struct msr_slice_opts *o,
+			const char *image, struct msr_error *err)
 {
 	struct msr_engine_sink esink = {p, pipe_commit, pipe_op, pipe_violation};
 	struct msr_engine_sink tsink = {p, NULL, NULL, pipe_violation};
@@ -67,9 +67,11 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 
 	msr_config_default(&p->cfg);
 	p->cfg_loaded = true;
-	if (config && (rc = msr_config_load(&p->cfg, config, err)))
+	if (o->config && (rc = msr_config_load(&p->cfg, o->config, err)))
 		return rc;
-	mguard_init(&p->guard, p->cfg.max_memory, 1, "limits.max_memory");
+	if (o->has_max_memory)
+		p->cfg.max_memory = (size_t)o->max_memory;
+	mguard_init(&p->guard, p->cfg.max_memory, 1, "--max-memory or limits.max_memory");
 	p->guarded = true;
 	p->applied = 0;
 	p->trace = trace;

@@ -69,7 +69,7 @@ static int sh_load_events(struct sh_state *h, const char *path, struct msr_error
 	struct msr_slice_pipe p = {0};
 	struct msr_event e;
 	size_t cap = 0;
-	int rc = msr_slice_pipe_open(&p, path, NULL, h->s->o->config, NULL, err);
+	int rc = msr_slice_pipe_open(&p, path, NULL, h->s->o, NULL, err);
 
 	while (!rc && (rc = msr_slice_pipe_read(&p, &e, err)) == MSR_OK) {
 		if (h->nev == cap) {
@@ -366,7 +366,7 @@ static int sh_check(struct sh_state *h, const char *trace, const char *steps,
 	if ((rc = sh_write(h, trace, steps, err)))
 		return rc;
 	/* a candidate the pipeline refuses is no reproducer; not an error */
-	rc = msr_slice_pipe_open(&p, trace, h->s->o->steps ? steps : NULL, h->s->o->config,
+	rc = msr_slice_pipe_open(&p, trace, h->s->o->steps ? steps : NULL, h->s->o,
 				 h->image, &cerr);
 	while (!rc && (rc = msr_slice_pipe_read(&p, &e, &cerr)) == MSR_OK)
 		rc = msr_slice_pipe_apply(&p, &e, &cerr);

@@ -252,8 +252,20 @@ tr '\r' '\n' <stderr.txt | grep -q "^msync-replay: 140000 events, [0-9.]* MB rea
 ok $? "--progress: events, MB read, events/s and MiB resident, the last line at the end"
 expect_rc "slice under limits.max_memory" 2 \
 	"$MSR" slice spray.trace.zst --config mem1.yaml --violation V1 -o spray-slice
-grep -q "memory limit reached after 16384 events.*limit is 1 MiB (limits.max_memory)" stderr.txt
+grep -q "memory limit reached after 16384 events.*limit is 1 MiB (--max-memory or limits.max_memory)" stderr.txt
 ok $? "slice stops with the same message"
+expect_rc "slice --max-memory 1" 2 \
+	"$MSR" slice spray.trace.zst --max-memory 1 --violation V1 -o spray-slice
+grep -q "memory limit reached after 16384 events.*limit is 1 MiB" stderr.txt
+ok $? "slice --max-memory: the same stop"
+# within the limit the replay reaches the end, where slice finds no violation
+expect_rc "slice --max-memory overrides the configuration" 2 \
+	"$MSR" slice spray.trace.zst --config mem1.yaml --max-memory 4096 --violation V1 -o spray-slice
+grep -q "no violation id=V1 in the trace (it shows 0)" stderr.txt
+ok $? "and replays the whole trace"
+expect_rc "slice --max-memory malformed" 2 \
+	"$MSR" slice spray.trace.zst --max-memory lots --violation V1 -o spray-slice
+grep -q -- "--max-memory=lots: expected MiB" stderr.txt; ok $? "says what it expects"
 
 # kill -9 cannot be caught: the previous report stays whole, no half-written
 # file takes its place
