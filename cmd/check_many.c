@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define MANY_LINE_MAX 4096
+#define MANY_DEPTH_MAX 64 /* trailing trace path components a report mirrors */
 
 /* Set by the SIGINT/SIGTERM handler of the parent. */
 static volatile sig_atomic_t many_signal;
@@ -41,6 +42,7 @@ struct many_trace {
 	int status;     /* raw waitpid status */
 	bool done;      /* ended (or could not be started) */
 	bool failed;    /* could not be started */
+	bool derived;   /* report path derived from -o DIR, not listed */
 };
 
 struct many_pass {
@@ -224,20 +226,68 @@ static int read_list(struct many_run *m)
 	return code;
 }
 
-/* DIR/<trace basename without .zst>.yaml */
-static char *derive_report(const char *dir, const char *trace)
+/* The component of `path` before *end, empty and "." ones skipped, with its
+ * length in *len; *end moves before it. NULL at the start of the path. */
+static const char *component_before(const char *path, const char **end, size_t *len)
 {
-	const char *base = strrchr(trace, '/');
-	size_t len, dlen = strlen(dir);
-	char *out;
+	while (*end > path) {
+		const char *c = *end;
 
-	base = base ? base + 1 : trace;
-	len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".zst"))
-		len -= 4;
-	out = malloc(dlen + len + 7);
-	if (out)
-		sprintf(out, "%s/%.*s.yaml", dir, (int)len, base);
+		while (c > path && c[-1] != '/')
+			c--;
+		*len = (size_t)(*end - c);
+		*end = c > path ? c - 1 : c;
+		if (*len && !(*len == 1 && *c == '.'))
+			return c;
+	}
+	return NULL;
+}
+
+/* How many trailing components of `trace` a derived report path may
+ * mirror: a ".." ends the count (a report must stay inside DIR). */
+static unsigned trace_depth(const char *trace)
+{
+	const char *end = trace + strlen(trace), *c;
+	unsigned n = 0;
+	size_t len;
+
+	while (n < MANY_DEPTH_MAX && (c = component_before(trace, &end, &len)) &&
+	       !(len == 2 && !memcmp(c, "..", 2)))
+		n++;
+	return n;
+}
+
+/*
+ * DIR/<the last `depth` components of trace, '.' and empty ones left out,
+ * without a trailing .zst>.yaml: run7/nas.trace.zst at depth 1 ->
+ * DIR/nas.trace.yaml, at depth 2 -> DIR/run7/nas.trace.yaml. `depth` is
+ * 1 or at most trace_depth(trace).
+ */
+static char *derive_report(const char *dir, const char *trace, unsigned depth)
+{
+	const char *comp[MANY_DEPTH_MAX] = {trace};
+	size_t clen[MANY_DEPTH_MAX] = {0}, len = 0;
+	const char *end = trace + strlen(trace);
+	unsigned k = 0;
+	char *out, *w;
+
+	while (k < depth && k < MANY_DEPTH_MAX &&
+	       (comp[k] = component_before(trace, &end, &clen[k])))
+		len += clen[k++] + 1;
+	if (!k) { /* nothing but '/' and '.': an empty basename */
+		comp[0] = trace;
+		clen[0] = 0;
+		k = 1;
+	}
+	if (clen[0] > 4 && !memcmp(comp[0] + clen[0] - 4, ".zst", 4))
+		clen[0] -= 4;
+	out = malloc(strlen(dir) + len + 7);
+	if (!out)
+		return NULL;
+	w = out + sprintf(out, "%s", dir);
+	while (k--)
+		w += sprintf(w, "/%.*s", (int)clen[k], comp[k]);
+	strcpy(w, ".yaml");
 	return out;
 }
 
@@ -259,9 +309,80 @@ static char *derive_steps(const char *trace, const char *suffix)
 	return out;
 }
 
+static int report_cmp(const void *a, const void *b)
+{
+	const struct many_trace *const *x = a, *const *y = b;
+
+	return strcmp((*x)->report, (*y)->report);
+}
+
+/* Two traces of `by` (sorted by report) that share a report, in input
+ * order; false when every report is distinct. */
+static bool report_clash(const struct many_trace **by, size_t n,
+			 const struct many_trace **a, const struct many_trace **b)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(by[i - 1]->report, by[i]->report))
+			continue;
+		*a = by[i - 1] < by[i] ? by[i - 1] : by[i];
+		*b = by[i - 1] < by[i] ? by[i] : by[i - 1];
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Report paths for the traces the list does not name: DIR/<basename>.yaml,
+ * or, when two of them would share a report, as many trailing directories
+ * of the trace paths as make every report distinct (the same depth for all,
+ * so the layout is predictable). `by` has room for every trace.
+ */
+static int derive_reports(struct many_run *m, const struct many_trace **by)
+{
+	unsigned deepest = 1;
+	bool derived = false;
+
+	for (size_t i = 0; i < m->n; i++) {
+		unsigned d = trace_depth(m->t[i].trace);
+
+		m->t[i].derived = !m->t[i].report;
+		derived |= m->t[i].derived;
+		if (m->t[i].derived && d > deepest)
+			deepest = d;
+	}
+	for (unsigned depth = 1;; depth++) {
+		const struct many_trace *a, *b;
+
+		for (size_t i = 0; i < m->n; i++) {
+			struct many_trace *t = &m->t[i];
+			unsigned d = trace_depth(t->trace);
+
+			if (!t->derived)
+				continue;
+			free(t->report);
+			if (!(t->report = derive_report(m->outdir, t->trace,
+							d && d < depth ? d : depth)))
+				return msr_cli_usage_error("check", "out of memory");
+		}
+		for (size_t i = 0; i < m->n; i++)
+			by[i] = &m->t[i];
+		qsort(by, m->n, sizeof(*by), report_cmp);
+		if (!report_clash(by, m->n, &a, &b))
+			return -1;
+		if (!derived || depth >= deepest)
+			return msr_cli_usage_error("check", "%s and %s would both "
+						   "write report %s; give report "
+						   "paths in --list", a->trace, b->trace,
+						   a->report);
+	}
+}
+
 /* Fill in report and step paths; two traces may not share a report. */
 static int complete_plan(struct many_run *m)
 {
+	const struct many_trace **by;
+	int code;
+
 	for (size_t i = 0; i < m->n; i++) {
 		struct many_trace *t = &m->t[i];
 
@@ -272,18 +393,47 @@ static int complete_plan(struct many_run *m)
 			return msr_cli_usage_error("check", "%s: no report path: several "
 						   "traces need -o DIR or a REPORT column "
 						   "in --list", t->trace);
-		if (!t->report && !(t->report = derive_report(m->outdir, t->trace)))
-			return msr_cli_usage_error("check", "out of memory");
-		if (!strcmp(t->report, "-"))
+		if (t->report && !strcmp(t->report, "-"))
 			return msr_cli_usage_error("check", "%s: with several traces a "
 						   "report cannot go to standard output",
 						   t->trace);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m->t[j].report, t->report))
-				return msr_cli_usage_error("check", "%s and %s would both "
-							   "write report %s; give report "
-							   "paths in --list", m->t[j].trace,
-							   t->trace, t->report);
+	}
+	by = malloc(m->n * sizeof(*by));
+	if (!by)
+		return msr_cli_usage_error("check", "out of memory");
+	code = derive_reports(m, by);
+	free(by);
+	return code;
+}
+
+/* Create DIR and the directories under it that derived reports go to. */
+static int make_report_dirs(const struct many_run *m)
+{
+	if (!m->outdir)
+		return -1;
+	if (mkdir(m->outdir, 0777) && errno != EEXIST)
+		return msr_cli_usage_error("check", "-o %s: cannot create the directory: %s",
+					   m->outdir, strerror(errno));
+	for (size_t i = 0; i < m->n; i++) {
+		char *r = m->t[i].report;
+
+		if (!m->t[i].derived)
+			continue;
+		for (char *sl = strchr(r + strlen(m->outdir) + 1, '/'); sl;
+		     sl = strchr(sl + 1, '/')) {
+			int fail;
+
+			*sl = '\0';
+			fail = mkdir(r, 0777) && errno != EEXIST;
+			if (fail) {
+				int code = msr_cli_usage_error("check", "-o %s: cannot "
+							       "create the directory %s: %s",
+							       m->outdir, r, strerror(errno));
+				*sl = '/';
+				return code;
+			}
+			*sl = '/';
+		}
 	}
 	return -1;
 }
@@ -591,10 +741,8 @@ int msr_check_many(int argc, char **argv)
 	m.prog = argv[0];
 	code = parse_many(argc, args, &m);
 	if (code < 0) {
-		if (m.outdir && mkdir(m.outdir, 0777) && errno != EEXIST) {
-			code = msr_cli_usage_error("check", "-o %s: cannot create the "
-						   "directory: %s", m.outdir, strerror(errno));
-		} else {
+		code = make_report_dirs(&m);
+		if (code < 0) {
 			struct sigaction sa;
 
 			memset(&sa, 0, sizeof(sa));

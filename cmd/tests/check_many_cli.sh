@@ -105,8 +105,36 @@ expect_rc "--junit takes a single trace" 2 "$MSR" check -o x --junit j.xml clean
 mkdir d1 d2
 cp clean.trace d1/; cp clean.trace d2/
 cp clean.trace d1/clean.trace.copy; cp clean.steps d1/clean.steps
-expect_rc "two traces with one report name" 2 "$MSR" check -o x d1/clean.trace d2/clean.trace
-grep -q "would both write report x/clean.trace.yaml" stderr.txt; ok $? "names the clash"
+# farm dumps are all called nas.trace: same basenames get the directories
+# that tell them apart, at one depth for all; distinct basenames stay flat
+mkdir -p deep/a/run deep/b/run
+cp bad.trace deep/a/run/clean.trace; cp clean.trace deep/b/run/clean.trace
+expect_rc "same basenames: reports under their directories" 0 \
+	"$MSR" check -o x d1/clean.trace d2/clean.trace ./deep/a/run/clean.trace deep/b/./run/clean.trace bad.trace
+report_of() { # description trace report
+	grep -q "^  path: \"$2\"$" "$3"
+	ok $? "$1"
+}
+report_of "d1/clean.trace -> x/d1/clean.trace.yaml" d1/clean.trace x/d1/clean.trace.yaml
+report_of "d2/clean.trace -> x/d2/clean.trace.yaml" d2/clean.trace x/d2/clean.trace.yaml
+report_of "./deep/a/run/clean.trace -> x/a/run/clean.trace.yaml" ./deep/a/run/clean.trace x/a/run/clean.trace.yaml
+report_of "deep/b/./run/clean.trace -> x/b/run/clean.trace.yaml" deep/b/./run/clean.trace x/b/run/clean.trace.yaml
+report_of "a unique basename, at the same depth: x/bad.trace.yaml" bad.trace x/bad.trace.yaml
+grep -q "^deep/b/./run/clean.trace  *0  *0  *-  *x/b/run/clean.trace.yaml$" stdout.txt
+ok $? "the table names the derived report"
+expect_rc "distinct basenames stay flat" 0 "$MSR" check -o flat d1/clean.trace d1/clean.trace.copy
+[ -f flat/clean.trace.yaml ] && [ -f flat/clean.trace.copy.yaml ] && [ ! -e flat/d1 ]
+ok $? "DIR/<basename>.yaml"
+expect_rc "the same trace twice" 2 "$MSR" check -o x d1/clean.trace ./d1/clean.trace
+grep -q "d1/clean.trace and ./d1/clean.trace would both write report x/d1/clean.trace.yaml" stderr.txt
+ok $? "names the clash"
+expect_rc "a derived report never leaves DIR" 2 "$MSR" check -o x ../clean.trace clean.trace
+grep -q "would both write report x/clean.trace.yaml" stderr.txt; ok $? "no .. in a report path"
+printf 'd2/clean.trace - x/clean.trace.yaml\n' >clash-list.txt
+expect_rc "a listed report equal to a derived one" 2 \
+	"$MSR" check --list clash-list.txt -o x clean.trace
+grep -q "d2/clean.trace and clean.trace would both write report x/clean.trace.yaml" stderr.txt
+ok $? "names that clash"
 expect_rc "-j 0 is a usage error" 2 "$MSR" check -j0 -o x clean.trace bad.trace
 expect_rc "all clean: exit 0" 0 "$MSR" check -j2 -o allclean --steps-suffix .steps clean.trace d1/clean.trace.copy
 expect_rc "options reach every replay" 1 "$MSR" check -j2 -o f --steps-suffix .steps --no-tso --strand=0 --max-violations 1 clean.trace bad.trace
