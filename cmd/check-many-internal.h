@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-/* True when the check command line names several traces, a --list, -j or
- * --steps-suffix: then msr_check_many handles it. */
+/* True when the check command line names several traces, a --list, -j,
+ * --steps-suffix or --steps-name: then msr_check_many handles it. */
 bool msr_check_many_wanted(int argc, char **argv);
 
 /* Plan, run (at most -j children at a time) and tabulate; returns the exit

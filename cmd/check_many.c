@@ -53,7 +53,7 @@ struct many_run {
 	struct many_trace *t;
 	size_t n, cap;
 	unsigned jobs;
-	const char *list, *outdir, *steps_suffix;
+	const char *list, *outdir, *steps_suffix, *steps_name;
 	bool bisect;
 	/* options handed to every child: long name, value or NULL */
 	struct many_pass *pass;
@@ -62,7 +62,7 @@ struct many_run {
 };
 
 enum {
-	MANY_OPT_LIST = 512, MANY_OPT_STEPS_SUFFIX, MANY_OPT_JUNIT,
+	MANY_OPT_LIST = 512, MANY_OPT_STEPS_SUFFIX, MANY_OPT_STEPS_NAME, MANY_OPT_JUNIT,
 	MANY_OPT_PASS_ARG, MANY_OPT_PASS_FLAG, MANY_OPT_BISECT, MANY_OPT_PROGRESS,
 };
 
@@ -72,6 +72,7 @@ static const struct option many_longopts[] = {
 	{"jobs", required_argument, NULL, 'j'},
 	{"list", required_argument, NULL, MANY_OPT_LIST},
 	{"steps-suffix", required_argument, NULL, MANY_OPT_STEPS_SUFFIX},
+	{"steps-name", required_argument, NULL, MANY_OPT_STEPS_NAME},
 	{"steps", required_argument, NULL, 's'},
 	{"output", required_argument, NULL, 'o'},
 	{"junit", required_argument, NULL, MANY_OPT_JUNIT},
@@ -111,7 +112,8 @@ bool msr_check_many_wanted(int argc, char **argv)
 		if (!strcmp(a, "--jobs") ||
 		    !strncmp(a, "--jobs=", 7) || !strcmp(a, "--list") ||
 		    !strncmp(a, "--list=", 7) || !strcmp(a, "--steps-suffix") ||
-		    !strncmp(a, "--steps-suffix=", 15))
+		    !strncmp(a, "--steps-suffix=", 15) || !strcmp(a, "--steps-name") ||
+		    !strncmp(a, "--steps-name=", 13))
 			return true;
 		if (a[0] != '-' || !strcmp(a, "-")) {
 			positional++;
@@ -377,6 +379,19 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 	}
 }
 
+/* NAME in the directory of trace: run7/nas.trace.zst with steps.log.zst
+ * -> run7/steps.log.zst */
+static char *steps_beside(const char *trace, const char *name)
+{
+	const char *base = strrchr(trace, '/');
+	size_t dir = base ? (size_t)(base - trace) + 1 : 0;
+	char *out = malloc(dir + strlen(name) + 1);
+
+	if (out)
+		sprintf(out, "%.*s%s", (int)dir, trace, name);
+	return out;
+}
+
 /* Fill in report and step paths; two traces may not share a report. */
 static int complete_plan(struct many_run *m)
 {
@@ -386,8 +401,9 @@ static int complete_plan(struct many_run *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct many_trace *t = &m->t[i];
 
-		if (!t->steps && m->steps_suffix &&
-		    !(t->steps = derive_steps(t->trace, m->steps_suffix)))
+		if (!t->steps && (m->steps_suffix || m->steps_name) &&
+		    !(t->steps = m->steps_name ? steps_beside(t->trace, m->steps_name)
+					       : derive_steps(t->trace, m->steps_suffix)))
 			return msr_cli_usage_error("check", "out of memory");
 		if (!t->report && !m->outdir)
 			return msr_cli_usage_error("check", "%s: no report path: several "
@@ -477,11 +493,17 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 			break;
 		case MANY_OPT_LIST: m->list = optarg; break;
 		case MANY_OPT_STEPS_SUFFIX: m->steps_suffix = optarg; break;
+		case MANY_OPT_STEPS_NAME:
+			if (!*optarg || strchr(optarg, '/'))
+				return msr_cli_usage_error("check", "--steps-name=%s: expected "
+							   "a file name without '/'", optarg);
+			m->steps_name = optarg;
+			break;
 		case 'o': m->outdir = optarg; break;
 		case 's':
 			return msr_cli_usage_error("check", "--steps cannot be shared by "
-						   "several traces: use --steps-suffix or "
-						   "a STEPS column in --list");
+						   "several traces: use --steps-suffix, "
+						   "--steps-name or a STEPS column in --list");
 		case MANY_OPT_JUNIT:
 			return msr_cli_usage_error("check", "--junit takes a single trace");
 		case 'c': add_pass(m, "config", optarg); break;
@@ -501,6 +523,9 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 						   argv[optind - 1]);
 		}
 	}
+	if (m->steps_suffix && m->steps_name)
+		return msr_cli_usage_error("check", "give --steps-suffix or --steps-name, "
+					   "not both");
 	if (m->list && (c = read_list(m)) >= 0)
 		return c;
 	for (int i = optind; i < argc; i++) {

@@ -82,7 +82,8 @@ struct check_run {
 
 static const char check_help[] =
 	"usage: msync-replay check TRACE [options]\n"
-	"       msync-replay check [-j N] [-o DIR] [--steps-suffix SUF] [--list FILE]\n"
+	"       msync-replay check [-j N] [-o DIR] [--steps-suffix SUF | --steps-name NAME]\n"
+	"                          [--list FILE]\n"
 	"                          [options] [TRACE...]\n"
 	"\n"
 	"Replay an RTL memory-event trace (raw, hex-text or canonical text, plain or\n"
@@ -132,6 +133,9 @@ static const char check_help[] =
 	"      --steps-suffix SUF  step log of each trace: its path up to the first '.'\n"
 	"                          of its basename, then SUF (run/nas.trace.zst with\n"
 	"                          .steps.zst -> run/nas.steps.zst), unless listed\n"
+	"      --steps-name NAME   step log of each trace: NAME in its directory\n"
+	"                          (run/nas.trace.zst with steps.log.zst ->\n"
+	"                          run/steps.log.zst), unless listed\n"
 	"  --steps and --junit take a single trace.\n"
 	"  -h, --help              this help\n"
 	"\n"

@@ -135,6 +135,27 @@ expect_rc "a listed report equal to a derived one" 2 \
 	"$MSR" check --list clash-list.txt -o x clean.trace
 grep -q "d2/clean.trace and clean.trace would both write report x/clean.trace.yaml" stderr.txt
 ok $? "names that clash"
+# --steps-name: the step log beside each trace under one name, as a farm
+# keeps seedN/nas.trace.zst and seedN/steps.log.zst
+mkdir -p farm/s1 farm/s2
+cp clean.trace farm/s1/nas.trace; cp clean.steps farm/s1/steps.log
+cp bad.trace farm/s2/nas.trace; cp bad.steps farm/s2/steps.log
+expect_rc "--steps-name: each trace with the log beside it" 1 \
+	"$MSR" check -j2 -o fr --steps-name steps.log farm/s1/nas.trace farm/s2/nas.trace
+same_report_paths() { # description expected actual: equal but for input paths
+	[ -f "$3" ] && cmp -s <(stable "$2" | grep -v "^  path: ") <(stable "$3" | grep -v "^  path: ")
+	ok $? "$1"
+}
+same_report_paths "--steps-name: s1 as the single run with its log" single/clean.trace.yaml fr/s1/nas.trace.yaml
+same_report_paths "--steps-name: s2 as the single run with its log" single/bad.trace.yaml fr/s2/nas.trace.yaml
+grep -q '^  path: "farm/s2/steps.log"$' fr/s2/nas.trace.yaml; ok $? "the report names the log beside the trace"
+expect_rc "--steps-name alone selects several-trace mode" 0 \
+	"$MSR" check --steps-name steps.log -o one-dir farm/s1/nas.trace
+[ -f one-dir/nas.trace.yaml ]; ok $? "and writes DIR/<basename>.yaml"
+expect_rc "--steps-name with a '/'" 2 "$MSR" check --steps-name a/b -o x farm/s1/nas.trace farm/s2/nas.trace
+expect_rc "--steps-name and --steps-suffix" 2 \
+	"$MSR" check --steps-name steps.log --steps-suffix .steps -o x farm/s1/nas.trace farm/s2/nas.trace
+grep -q "not both" stderr.txt; ok $? "says to pick one"
 expect_rc "-j 0 is a usage error" 2 "$MSR" check -j0 -o x clean.trace bad.trace
 expect_rc "all clean: exit 0" 0 "$MSR" check -j2 -o allclean --steps-suffix .steps clean.trace d1/clean.trace.copy
 expect_rc "options reach every replay" 1 "$MSR" check -j2 -o f --steps-suffix .steps --no-tso --strand=0 --max-violations 1 clean.trace bad.trace
