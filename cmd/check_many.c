@@ -362,8 +362,9 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 			if (!t->derived)
 				continue;
 			free(t->report);
+			/* d == 0: the path ends in "..", only its basename is used */
 			if (!(t->report = derive_report(m->outdir, t->trace,
-							d && d < depth ? d : depth)))
+							!d ? 1 : d < depth ? d : depth)))
 				return msr_cli_usage_error("check", "out of memory");
 		}
 		for (size_t i = 0; i < m->n; i++)

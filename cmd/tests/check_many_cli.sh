@@ -130,6 +130,9 @@ grep -q "d1/clean.trace and ./d1/clean.trace would both write report x/d1/clean.
 ok $? "names the clash"
 expect_rc "a derived report never leaves DIR" 2 "$MSR" check -o x ../clean.trace clean.trace
 grep -q "would both write report x/clean.trace.yaml" stderr.txt; ok $? "no .. in a report path"
+expect_rc "nor does one of a path ending in .." 2 "$MSR" check -o x/y ../.. d1/clean.trace d2/clean.trace
+grep -q '^\.\./\.\. .* x/y/\.\.\.yaml$' stdout.txt && [ -f x/y/d1/clean.trace.yaml ] && [ ! -e x/...yaml ]
+ok $? "only the basename of such a path, while the others go two deep"
 printf 'd2/clean.trace - x/clean.trace.yaml\n' >clash-list.txt
 expect_rc "a listed report equal to a derived one" 2 \
 	"$MSR" check --list clash-list.txt -o x clean.trace
