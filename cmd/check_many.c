@@ -55,6 +55,8 @@ struct many_run {
 	unsigned jobs;
 	const char *list, *outdir, *steps_suffix, *steps_name;
 	bool bisect;
+	bool quiet;
+	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
 	/* options handed to every child: long name, value or NULL */
 	struct many_pass *pass;
 	size_t npass;
@@ -64,6 +66,7 @@ struct many_run {
 enum {
 	MANY_OPT_LIST = 512, MANY_OPT_STEPS_SUFFIX, MANY_OPT_STEPS_NAME, MANY_OPT_JUNIT,
 	MANY_OPT_PASS_ARG, MANY_OPT_PASS_FLAG, MANY_OPT_BISECT, MANY_OPT_PROGRESS,
+	MANY_OPT_NO_PROGRESS,
 };
 
 /* Every option of the single-trace check, so that the whole command line
@@ -91,7 +94,7 @@ static const struct option many_longopts[] = {
 	{"fail-fast", no_argument, NULL, MANY_OPT_PASS_FLAG},
 	{"bisect", no_argument, NULL, MANY_OPT_BISECT},
 	{"progress", no_argument, NULL, MANY_OPT_PROGRESS},
-	{"no-progress", no_argument, NULL, MANY_OPT_PROGRESS},
+	{"no-progress", no_argument, NULL, MANY_OPT_NO_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -482,6 +485,7 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 	uint64_t jobs;
 
 	m->jobs = online_cpus();
+	m->progress = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, many_shortopts, many_longopts, &idx)) != -1) {
@@ -512,8 +516,10 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 		case MANY_OPT_PASS_ARG: add_pass(m, many_longopts[idx].name, optarg); break;
 		case MANY_OPT_PASS_FLAG: add_pass(m, many_longopts[idx].name, NULL); break;
 		case MANY_OPT_BISECT: m->bisect = true; add_pass(m, "bisect", NULL); break;
-		case MANY_OPT_PROGRESS: break; /* children never show progress */
-		case 'q': break;                 /* children are always quiet */
+		/* children never show progress and are always quiet */
+		case MANY_OPT_PROGRESS: m->progress = 1; break;
+		case MANY_OPT_NO_PROGRESS: m->progress = 0; break;
+		case 'q': m->quiet = true; break;
 		case 'h': return msr_cmd_check(2, (char *[]){m->prog, "--help", NULL});
 		case 'V': return msr_cmd_check(2, (char *[]){m->prog, "--version", NULL});
 		case ':':
@@ -543,6 +549,8 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 	 * while the traces replayed at once leave that many */
 	if (2 * (size_t)many_at_once(m) > online_cpus())
 		add_pass(m, "single-thread", NULL);
+	if (m->progress < 0)
+		m->progress = !m->quiet && isatty(STDERR_FILENO);
 	return complete_plan(m);
 }
 
@@ -621,66 +629,8 @@ static int start_child(const struct many_run *m, struct many_trace *t)
 	return 0;
 }
 
-/* Wait for one child; false when a signal interrupted the wait. */
-static bool reap_one(struct many_run *m)
-{
-	int status;
-	pid_t pid = waitpid(-1, &status, 0);
-
-	if (pid < 0)
-		return errno != EINTR;
-	for (size_t i = 0; i < m->n; i++)
-		if (m->t[i].pid == pid && !m->t[i].done) {
-			m->t[i].status = status;
-			m->t[i].done = true;
-			return true;
-		}
-	return true;
-}
-
-/* SIGINT/SIGTERM: start nothing more, pass the signal on to the running
- * replays (each then writes its partial report), print the table. */
-static void forward_signal(const struct many_run *m, int sig)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->t[i].pid > 0 && !m->t[i].done)
-			kill(m->t[i].pid, sig);
-}
-
-/* Run every trace, at most m->jobs at a time; a trace whose child cannot
- * be started counts as unusable, one never started is shown as such. */
-static void run_all(struct many_run *m)
-{
-	size_t next = 0, running = 0;
-	bool forwarded = false;
-
-	for (;;) {
-		if (many_signal && !forwarded) {
-			forward_signal(m, many_signal);
-			forwarded = true;
-		}
-		while (!many_signal && next < m->n && running < m->jobs) {
-			if (start_child(m, &m->t[next])) {
-				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
-					m->t[next].trace, strerror(errno));
-				m->t[next].failed = true;
-				m->t[next].done = true;
-			} else {
-				running++;
-			}
-			next++;
-		}
-		if (!running)
-			break;
-		if (reap_one(m))
-			running--;
-	}
-}
-
-/* ------------------------------------------------------------------------ */
-/* Summary table                                                             */
-/* ------------------------------------------------------------------------ */
-
+/* An ended (or never started) replay's exit code as it counts, and in
+ * `text` as the table shows it: "1", "signal 9", "not run". */
 static int row_exit(const struct many_run *m, const struct many_trace *t, char *text,
 		    size_t len)
 {
@@ -698,6 +648,100 @@ static int row_exit(const struct many_run *m, const struct many_trace *t, char *
 	snprintf(text, len, "signal %d", WIFSIGNALED(t->status) ? WTERMSIG(t->status) : 0);
 	return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
 }
+
+/* Wait for one child: the trace whose replay ended in *done (NULL for a
+ * child that is not one of them); false when a signal interrupted the wait. */
+static bool reap_one(struct many_run *m, struct many_trace **done)
+{
+	int status;
+	pid_t pid = waitpid(-1, &status, 0);
+
+	*done = NULL;
+	if (pid < 0)
+		return errno != EINTR;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].pid == pid && !m->t[i].done) {
+			m->t[i].status = status;
+			m->t[i].done = true;
+			*done = &m->t[i];
+			return true;
+		}
+	return true;
+}
+
+/* How far the run is, when a replay has ended (--progress). */
+struct many_tally {
+	size_t ended, violations, unusable;
+};
+
+static void show_progress(const struct many_run *m, struct many_tally *tally,
+			  const struct many_trace *t, size_t running)
+{
+	char text[32];
+	int code = row_exit(m, t, text, sizeof(text));
+	const char *what = code == MSR_EXIT_CLEAN ? "clean"
+			   : code == MSR_EXIT_VIOLATIONS ? "violations"
+			   : "unusable";
+
+	tally->ended++;
+	tally->violations += code == MSR_EXIT_VIOLATIONS;
+	tally->unusable += code != MSR_EXIT_CLEAN && code != MSR_EXIT_VIOLATIONS;
+	if (!m->progress)
+		return;
+	fprintf(stderr, "msync-replay: [%zu/%zu] %s: %s (%s%s); %zu with violations, "
+		"%zu unusable, %zu running\n", tally->ended, m->n, t->trace, what,
+		WIFEXITED(t->status) && !t->failed ? "exit " : "", text,
+		tally->violations, tally->unusable, running);
+}
+
+/* SIGINT/SIGTERM: start nothing more, pass the signal on to the running
+ * replays (each then writes its partial report), print the table. */
+static void forward_signal(const struct many_run *m, int sig)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].pid > 0 && !m->t[i].done)
+			kill(m->t[i].pid, sig);
+}
+
+/* Run every trace, at most m->jobs at a time; a trace whose child cannot
+ * be started counts as unusable, one never started is shown as such. */
+static void run_all(struct many_run *m)
+{
+	size_t next = 0, running = 0;
+	bool forwarded = false;
+	struct many_tally tally = {0};
+	struct many_trace *ended;
+
+	for (;;) {
+		if (many_signal && !forwarded) {
+			forward_signal(m, many_signal);
+			forwarded = true;
+		}
+		while (!many_signal && next < m->n && running < m->jobs) {
+			if (start_child(m, &m->t[next])) {
+				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
+					m->t[next].trace, strerror(errno));
+				m->t[next].failed = true;
+				m->t[next].done = true;
+				show_progress(m, &tally, &m->t[next], running);
+			} else {
+				running++;
+			}
+			next++;
+		}
+		if (!running)
+			break;
+		if (!reap_one(m, &ended))
+			continue;
+		running--;
+		if (ended)
+			show_progress(m, &tally, ended, running);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Summary table                                                             */
+/* ------------------------------------------------------------------------ */
 
 static int print_table(const struct many_run *m)
 {

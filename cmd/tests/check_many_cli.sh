@@ -62,6 +62,27 @@ for j in 2 1; do
 done
 cmp -s table1.txt <(sed 's/par2/par1/' table2.txt)
 ok $? "-j1 and -j2 print the same table"
+! grep -q "^msync-replay: \[" stderr.txt
+ok $? "no progress lines when stderr is not a terminal"
+
+# --progress: a line per ended replay, in the order they end, with the
+# running counts; the last one says all are done
+expect_rc "--progress" 2 "$MSR" check -j1 --progress -o prog --steps-suffix .steps \
+	clean.trace bad.trace trunc.trace
+grep "^msync-replay: \[" stderr.txt >progress.txt
+[ "$(sed -n 1p progress.txt)" = "msync-replay: [1/3] clean.trace: clean (exit 0); 0 with violations, 0 unusable, 0 running" ] &&
+	[ "$(sed -n 2p progress.txt)" = "msync-replay: [2/3] bad.trace: violations (exit 1); 1 with violations, 0 unusable, 0 running" ] &&
+	[ "$(sed -n 3p progress.txt)" = "msync-replay: [3/3] trunc.trace: unusable (exit 2); 1 with violations, 1 unusable, 0 running" ] &&
+	[ "$(wc -l <progress.txt)" -eq 3 ]
+ok $? "--progress: one line per replay with what it found and the totals so far"
+expect_rc "--progress -j2" 2 "$MSR" check -j2 --progress -o prog --steps-suffix .steps \
+	clean.trace bad.trace trunc.trace
+[ "$(grep -c "^msync-replay: \[[123]/3\] " stderr.txt)" -eq 3 ] &&
+	grep -q "^msync-replay: \[3/3\] .*; 1 with violations, 1 unusable, 0 running$" stderr.txt
+ok $? "--progress -j2: three lines, the last with every total"
+expect_rc "--no-progress after --progress" 2 "$MSR" check -j2 --progress --no-progress -o prog \
+	--steps-suffix .steps clean.trace bad.trace trunc.trace
+! grep -q "^msync-replay: \[" stderr.txt; ok $? "--no-progress: none"
 
 expect_rc "violations but nothing unusable: exit 1" 1 \
 	"$MSR" check -j2 -o v --steps-suffix .steps clean.trace bad.trace
