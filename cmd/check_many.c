@@ -11,6 +11,7 @@
  * was unusable (125 with --bisect), else 1 if any had violations, else 0.
  */
 #include "check-many-internal.h"
+#include "many-paths-internal.h"
 #include "cmd.h"
 #include "report.h"
 
@@ -25,7 +26,6 @@
 #include <unistd.h>
 
 #define MANY_LINE_MAX 4096
-#define MANY_DEPTH_MAX 64 /* trailing trace path components a report mirrors */
 
 /* Set by the SIGINT/SIGTERM handler of the parent. */
 static volatile sig_atomic_t many_signal;
@@ -231,89 +231,6 @@ static int read_list(struct many_run *m)
 	return code;
 }
 
-/* The component of `path` before *end, empty and "." ones skipped, with its
- * length in *len; *end moves before it. NULL at the start of the path. */
-static const char *component_before(const char *path, const char **end, size_t *len)
-{
-	while (*end > path) {
-		const char *c = *end;
-
-		while (c > path && c[-1] != '/')
-			c--;
-		*len = (size_t)(*end - c);
-		*end = c > path ? c - 1 : c;
-		if (*len && !(*len == 1 && *c == '.'))
-			return c;
-	}
-	return NULL;
-}
-
-/* How many trailing components of `trace` a derived report path may
- * mirror: a ".." ends the count (a report must stay inside DIR). */
-static unsigned trace_depth(const char *trace)
-{
-	const char *end = trace + strlen(trace), *c;
-	unsigned n = 0;
-	size_t len;
-
-	while (n < MANY_DEPTH_MAX && (c = component_before(trace, &end, &len)) &&
-	       !(len == 2 && !memcmp(c, "..", 2)))
-		n++;
-	return n;
-}
-
-/*
- * DIR/<the last `depth` components of trace, '.' and empty ones left out,
- * without a trailing .zst>.yaml: run7/nas.trace.zst at depth 1 ->
- * DIR/nas.trace.yaml, at depth 2 -> DIR/run7/nas.trace.yaml. `depth` is
- * 1 or at most trace_depth(trace).
- */
-static char *derive_report(const char *dir, const char *trace, unsigned depth)
-{
-	const char *comp[MANY_DEPTH_MAX] = {trace};
-	size_t clen[MANY_DEPTH_MAX] = {0}, len = 0;
-	const char *end = trace + strlen(trace);
-	unsigned k = 0;
-	char *out, *w;
-
-	while (k < depth && k < MANY_DEPTH_MAX &&
-	       (comp[k] = component_before(trace, &end, &clen[k])))
-		len += clen[k++] + 1;
-	if (!k) { /* nothing but '/' and '.': an empty basename */
-		comp[0] = trace;
-		clen[0] = 0;
-		k = 1;
-	}
-	if (clen[0] > 4 && !memcmp(comp[0] + clen[0] - 4, ".zst", 4))
-		clen[0] -= 4;
-	out = malloc(strlen(dir) + len + 7);
-	if (!out)
-		return NULL;
-	w = out + sprintf(out, "%s", dir);
-	while (k--)
-		w += sprintf(w, "/%.*s", (int)clen[k], comp[k]);
-	strcpy(w, ".yaml");
-	return out;
-}
-
-/* The trace path up to the first '.' of its basename, then SUFFIX:
- * run/nas.trace.zst with .steps.zst -> run/nas.steps.zst */
-static char *derive_steps(const char *trace, const char *suffix)
-{
-	const char *base = strrchr(trace, '/');
-	const char *dot;
-	size_t stem;
-	char *out;
-
-	base = base ? base + 1 : trace;
-	dot = strchr(base, '.');
-	stem = dot && dot != base ? (size_t)(dot - trace) : strlen(trace);
-	out = malloc(stem + strlen(suffix) + 1);
-	if (out)
-		sprintf(out, "%.*s%s", (int)stem, trace, suffix);
-	return out;
-}
-
 static int report_cmp(const void *a, const void *b)
 {
 	const struct many_trace *const *x = a, *const *y = b;
@@ -348,7 +265,7 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 	bool derived = false;
 
 	for (size_t i = 0; i < m->n; i++) {
-		unsigned d = trace_depth(m->t[i].trace);
+		unsigned d = mpath_depth(m->t[i].trace);
 
 		m->t[i].derived = !m->t[i].report;
 		derived |= m->t[i].derived;
@@ -360,13 +277,13 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 
 		for (size_t i = 0; i < m->n; i++) {
 			struct many_trace *t = &m->t[i];
-			unsigned d = trace_depth(t->trace);
+			unsigned d = mpath_depth(t->trace);
 
 			if (!t->derived)
 				continue;
 			free(t->report);
 			/* d == 0: the path ends in "..", only its basename is used */
-			if (!(t->report = derive_report(m->outdir, t->trace,
+			if (!(t->report = mpath_report(m->outdir, t->trace,
 							!d ? 1 : d < depth ? d : depth)))
 				return msr_cli_usage_error("check", "out of memory");
 		}
@@ -383,19 +300,6 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 	}
 }
 
-/* NAME in the directory of trace: run7/nas.trace.zst with steps.log.zst
- * -> run7/steps.log.zst */
-static char *steps_beside(const char *trace, const char *name)
-{
-	const char *base = strrchr(trace, '/');
-	size_t dir = base ? (size_t)(base - trace) + 1 : 0;
-	char *out = malloc(dir + strlen(name) + 1);
-
-	if (out)
-		sprintf(out, "%.*s%s", (int)dir, trace, name);
-	return out;
-}
-
 /* Fill in report and step paths; two traces may not share a report. */
 static int complete_plan(struct many_run *m)
 {
@@ -406,8 +310,8 @@ static int complete_plan(struct many_run *m)
 		struct many_trace *t = &m->t[i];
 
 		if (!t->steps && (m->steps_suffix || m->steps_name) &&
-		    !(t->steps = m->steps_name ? steps_beside(t->trace, m->steps_name)
-					       : derive_steps(t->trace, m->steps_suffix)))
+		    !(t->steps = m->steps_name ? mpath_steps_beside(t->trace, m->steps_name)
+					       : mpath_steps_suffix(t->trace, m->steps_suffix)))
 			return msr_cli_usage_error("check", "out of memory");
 		if (!t->report && !m->outdir)
 			return msr_cli_usage_error("check", "%s: no report path: several "
