@@ -582,16 +582,17 @@ static void show_progress(const struct many_run *m, struct many_tally *tally,
 			  const struct many_trace *t, size_t running)
 {
 	char text[32];
-	int code = row_exit(m, t, text, sizeof(text));
-	const char *what = code == MSR_EXIT_CLEAN ? "clean"
-			   : code == MSR_EXIT_VIOLATIONS ? "violations"
-			   : "unusable";
+	int code;
+	const char *what;
 
+	if (!m->progress)
+		return;
+	code = row_exit(m, t, text, sizeof(text));
+	what = code == MSR_EXIT_CLEAN ? "clean"
+	       : code == MSR_EXIT_VIOLATIONS ? "violations" : "unusable";
 	tally->ended++;
 	tally->violations += code == MSR_EXIT_VIOLATIONS;
 	tally->unusable += code != MSR_EXIT_CLEAN && code != MSR_EXIT_VIOLATIONS;
-	if (!m->progress)
-		return;
 	fprintf(stderr, "msync-replay: [%zu/%zu] %s: %s (%s%s); %zu with violations, "
 		"%zu unusable, %zu running\n", tally->ended, m->n, t->trace, what,
 		WIFEXITED(t->status) && !t->failed ? "exit " : "", text,
