@@ -804,8 +804,10 @@ int msr_check_one(int argc, char **argv, unsigned share)
 		msr_cli_print_error(&err);
 		run.unusable = true;
 	}
-	if (!run.o.quiet || run.sum.error[0])
+	if (!run.o.quiet)
 		print_summary(&run);
+	else if (run.sum.error[0])
+		msr_cli_print_message(run.sum.error); /* -q keeps errors only */
 	if (run.unusable)
 		code = run.o.bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
 	else

@@ -57,6 +57,10 @@ ok $? "first summary line names kind, strand, cycle, event and report"
 [ "$(wc -l <stderr.txt)" -le 5 ]; ok $? "at most five summary lines"
 expect_rc "--quiet" 1 "$MSR" check -q "$LV" --steps "$LVS" -o q.yaml
 [ ! -s stderr.txt ]; ok $? "--quiet prints nothing when the input is usable"
+printf 'garbage' >garbage.trace
+expect_rc "--quiet, unusable input" 2 "$MSR" check -q garbage.trace -o g.yaml
+[ "$(wc -l <stderr.txt)" = 1 ] && grep -q "^msync-replay: garbage.trace offset=0: unknown message code=0x67$" stderr.txt
+ok $? "--quiet prints the error line only"
 
 expect_rc "--strand hides other strands" 0 "$MSR" check "$LV" --steps "$LVS" -o s.yaml --strand 1-3
 [ "$(yget s.yaml summary.filtered_out)" = 1 ] && [ "$(yget s.yaml summary.violations)" = 0 ]

@@ -60,6 +60,8 @@ for j in 2 1; do
 		[ "$(sed -n 4p table$j.txt | cut -c1-11)" = "trunc.trace" ]
 	ok $? "-j$j: rows follow the command line order"
 done
+[ "$(wc -l <stderr.txt)" = 1 ] && grep -q "^msync-replay: trunc.trace offset=" stderr.txt
+ok $? "the quiet replays print only the unusable trace's error line"
 cmp -s table1.txt <(sed 's/par2/par1/' table2.txt)
 ok $? "-j1 and -j2 print the same table"
 ! grep -q "^msync-replay: \[" stderr.txt
