@@ -232,6 +232,26 @@ void msr_report_doc_free(struct msr_report_doc *d);
 int msr_report_write_junit(const struct msr_report *r, const char *path,
 			   struct msr_error *err);
 
+/* One trace of a run over several traces, for msr_report_junit_merge. */
+struct msr_junit_part {
+	const char *trace;   /* the trace as given: the testsuite's name */
+	const char *classname; /* its testcases' classname; NULL = as written */
+	const char *file;    /* its replay's JUnit document; NULL when none */
+	const char *missing; /* without a usable document: why (one sentence) */
+};
+
+/*
+ * Write one JUnit document to `path` (as msr_report_write_junit) holding a
+ * testsuite per part, in order, with the totals summed: the testsuite of
+ * the document msr_report_write_junit wrote for the part, or, when there is
+ * none (or it cannot be read or is not such a document), a suite whose
+ * only testcase, "replay", is an error saying why. With `classname` every
+ * testcase of the part gets that one (traces with one file name in
+ * different directories must not share a class). Never changes a part.
+ */
+int msr_report_junit_merge(const char *path, const struct msr_junit_part *parts,
+			   size_t n, struct msr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

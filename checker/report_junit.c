@@ -345,3 +345,201 @@ int msr_report_write_junit(const struct msr_report *r, const char *path,
 
 	return report_file_write(path, &sink, err);
 }
+
+/* ------------------------------------------------------------------------ */
+/* One document for several traces                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A part's document as msr_report_write_junit writes it: the header line,
+ * the <testsuites> line with the totals, the testsuite, the closing tag. */
+static const char junit_head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ";
+static const char junit_tail[] = "</testsuites>\n";
+
+struct junit_part_doc {
+	char *text;               /* the whole file, NUL-terminated */
+	const char *suite;        /* its testsuite, up to the closing tag */
+	size_t suite_len;
+	struct junit_counts c;
+	double secs;
+};
+
+static bool attr_u64(const char *line, const char *name, uint64_t *v)
+{
+	const char *p = strstr(line, name);
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(name);
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	return !errno && *end == '"';
+}
+
+/* Read and check one part's document; false when it is not usable. */
+static bool part_load(const char *path, struct junit_part_doc *d)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len = 0, cap = 0, got;
+	char *line_end, *time_at, *end;
+
+	memset(d, 0, sizeof(*d));
+	if (!f)
+		return false;
+	do {
+		if (cap - len < 65536) {
+			char *grown = realloc(d->text, cap = cap ? 2 * cap : 65536);
+
+			if (!grown)
+				break;
+			d->text = grown;
+		}
+		got = fread(d->text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got);
+	if (ferror(f) || !d->text || !feof(f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	d->text[len] = '\0';
+	if (strncmp(d->text, junit_head, strlen(junit_head)) ||
+	    len < strlen(junit_head) + strlen(junit_tail) ||
+	    strcmp(d->text + len - strlen(junit_tail), junit_tail) ||
+	    !(line_end = strchr(d->text + strlen("<?xml"), '\n')) ||
+	    !(line_end = strchr(line_end + 1, '\n')))
+		return false;
+	*line_end = '\0'; /* the totals are searched in this line only */
+	time_at = strstr(d->text, " time=\"");
+	if (!attr_u64(d->text, " tests=\"", &d->c.tests) ||
+	    !attr_u64(d->text, " failures=\"", &d->c.failures) ||
+	    !attr_u64(d->text, " errors=\"", &d->c.errors) ||
+	    !attr_u64(d->text, " skipped=\"", &d->c.skipped) || !time_at)
+		return false;
+	d->secs = strtod(time_at + strlen(" time=\""), &end);
+	if (*end != '"')
+		return false;
+	d->suite = line_end + 1;
+	d->suite_len = (size_t)(d->text + len - strlen(junit_tail) - d->suite);
+	return !strncmp(d->suite, "  <testsuite ", strlen("  <testsuite ")) &&
+	       d->suite_len >= strlen("  </testsuite>\n") &&
+	       !strncmp(d->suite + d->suite_len - strlen("  </testsuite>\n"),
+			"  </testsuite>\n", strlen("  </testsuite>\n"));
+}
+
+static void part_free(struct junit_part_doc *d)
+{
+	free(d->text);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Why a part has no testsuite of its own. */
+static const char *part_missing(const struct msr_junit_part *p)
+{
+	if (!p->file)
+		return p->missing ? p->missing : "the replay wrote no report";
+	return "the replay's JUnit report could not be read";
+}
+
+static void write_missing(FILE *f, const struct msr_junit_part *p)
+{
+	static const struct junit_counts one = {1, 0, 1, 0};
+	const char *why = part_missing(p);
+	char cls[256];
+
+	if (p->classname)
+		snprintf(cls, sizeof(cls), "%s", p->classname);
+	else
+		class_name(p->trace, cls, sizeof(cls));
+	fputs("  <testsuite", f);
+	xml_attr(f, "name", p->trace);
+	write_counts(f, &one, 0.0);
+	fputs(">\n", f);
+	testcase_open(f, cls, "replay", 0.0);
+	fputs(">\n      <error type=\"no-report\"", f);
+	xml_attr(f, "message", why);
+	fputs(">", f);
+	xml_text(f, why, false);
+	fputs("</error>\n    </testcase>\n  </testsuite>\n", f);
+}
+
+/* A part's testsuite as written, each testcase's classname replaced with
+ * `cls` when given. */
+static void write_suite(FILE *f, const struct junit_part_doc *d, const char *cls)
+{
+	static const char tc[] = "    <testcase classname=\"";
+	const char *p = d->suite, *end = d->suite + d->suite_len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *stop = nl ? nl + 1 : end;
+		const char *q;
+
+		if (cls && (size_t)(stop - p) > strlen(tc) &&
+		    !memcmp(p, tc, strlen(tc)) &&
+		    (q = memchr(p + strlen(tc), '"', (size_t)(stop - p - strlen(tc))))) {
+			/* the attribute was escaped: its value holds no '"' */
+			fputs("    <testcase", f);
+			xml_attr(f, "classname", cls);
+			p = q + 1;
+		}
+		fwrite(p, 1, (size_t)(stop - p), f);
+		p = stop;
+	}
+}
+
+struct junit_merge {
+	const struct msr_junit_part *parts;
+	size_t n;
+};
+
+static int write_merged(FILE *f, const void *ctx, const char *path,
+			struct msr_error *err)
+{
+	const struct junit_merge *m = ctx;
+	struct junit_counts total = {0};
+	double secs = 0;
+	struct junit_part_doc d;
+
+	/* the totals come first: read every part once for them */
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->parts[i].file && part_load(m->parts[i].file, &d)) {
+			total.tests += d.c.tests;
+			total.failures += d.c.failures;
+			total.errors += d.c.errors;
+			total.skipped += d.c.skipped;
+			secs += d.secs;
+		} else {
+			total.tests++;
+			total.errors++;
+		}
+		part_free(&d);
+	}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
+	xml_attr(f, "name", "msync-replay check");
+	write_counts(f, &total, secs);
+	fputs(">\n", f);
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->parts[i].file && part_load(m->parts[i].file, &d))
+			write_suite(f, &d, m->parts[i].classname);
+		else
+			write_missing(f, &m->parts[i]);
+		part_free(&d);
+	}
+	fputs(junit_tail, f);
+	if (fflush(f) || ferror(f))
+		return msr_error_set(err, MSR_E_IO, "junit", path,
+				     "cannot write the JUnit report: %s", strerror(errno));
+	return MSR_OK;
+}
+
+int msr_report_junit_merge(const char *path, const struct msr_junit_part *parts,
+			   size_t n, struct msr_error *err)
+{
+	const struct junit_merge m = {parts, n};
+	const struct report_file_sink sink = {"junit", "JUnit report", write_merged, &m};
+
+	return report_file_write(path, &sink, err);
+}

@@ -7,7 +7,8 @@
  *
  * This file never replays anything itself: it only plans the runs (trace,
  * step log, report path), builds each child's command line, waits for the
- * children and reads their reports back for the table. Exit: 2 if any trace
+ * children and reads their reports back for the table (and, with --junit,
+ * merges their JUnit documents into one). Exit: 2 if any trace
  * was unusable (125 with --bisect), else 1 if any had violations, else 0.
  */
 #include "check-many-internal.h"
@@ -37,6 +38,7 @@ static void on_many_signal(int sig)
 
 struct many_trace {
 	char *trace, *steps, *report;
+	char *junit;    /* its replay's JUnit document (with --junit) */
 	unsigned line;  /* line in the --list file, 0 for a command-line trace */
 	pid_t pid;
 	int status;     /* raw waitpid status */
@@ -54,6 +56,8 @@ struct many_run {
 	size_t n, cap;
 	unsigned jobs;
 	const char *list, *outdir, *steps_suffix, *steps_name;
+	const char *junit;  /* one document for every trace */
+	char *junit_dir;    /* where the replays write theirs, beside it */
 	bool bisect;
 	bool quiet;
 	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
@@ -414,7 +418,12 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 						   "several traces: use --steps-suffix, "
 						   "--steps-name or a STEPS column in --list");
 		case MANY_OPT_JUNIT:
-			return msr_cli_usage_error("check", "--junit takes a single trace");
+			if (!strcmp(optarg, "-"))
+				return msr_cli_usage_error("check", "--junit -: with several "
+							   "traces standard output holds "
+							   "the table; name a file");
+			m->junit = optarg;
+			break;
 		case 'c': add_pass(m, "config", optarg); break;
 		case 'i': add_pass(m, "image", optarg); break;
 		case MANY_OPT_PASS_ARG: add_pass(m, many_longopts[idx].name, optarg); break;
@@ -467,7 +476,7 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 						const struct many_trace *t,
 						const sigset_t *old_mask)
 {
-	char **av = calloc(m->npass + 10, sizeof(*av));
+	char **av = calloc(m->npass + 12, sizeof(*av));
 	int ac = 0, code;
 
 	if (!av)
@@ -495,6 +504,10 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	if (t->steps) {
 		av[ac++] = "--steps";
 		av[ac++] = t->steps;
+	}
+	if (t->junit) {
+		av[ac++] = "--junit";
+		av[ac++] = t->junit;
 	}
 	av[ac++] = "--";
 	av[ac++] = t->trace;
@@ -687,14 +700,165 @@ static int print_table(const struct many_run *m)
 	return violations ? MSR_EXIT_VIOLATIONS : MSR_EXIT_CLEAN;
 }
 
+/* ------------------------------------------------------------------------ */
+/* One JUnit document                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* --junit FILE: a private directory beside FILE where each replay writes its
+ * own document (the merge reads them there, then removes them). Returns -1
+ * to go on, or the exit code. */
+static int make_junit_dir(struct many_run *m)
+{
+	static const char name[] = ".msync-replay-junit-XXXXXX";
+	const char *slash;
+	size_t dlen;
+
+	if (!m->junit)
+		return -1;
+	slash = strrchr(m->junit, '/');
+	dlen = slash ? (size_t)(slash - m->junit) + 1 : 0;
+	if (!(m->junit_dir = malloc(dlen + sizeof(name))))
+		return msr_cli_usage_error("check", "out of memory");
+	memcpy(m->junit_dir, m->junit, dlen);
+	memcpy(m->junit_dir + dlen, name, sizeof(name));
+	if (!mkdtemp(m->junit_dir)) {
+		int code = msr_cli_usage_error("check", "--junit %s: cannot create a "
+					       "working directory beside it: %s",
+					       m->junit, strerror(errno));
+		free(m->junit_dir);
+		m->junit_dir = NULL;
+		return code;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		size_t len = strlen(m->junit_dir) + 32;
+
+		if (!(m->t[i].junit = malloc(len))) {
+			rmdir(m->junit_dir);
+			return msr_cli_usage_error("check", "out of memory");
+		}
+		snprintf(m->t[i].junit, len, "%s/%zu.xml", m->junit_dir, i + 1);
+	}
+	return -1;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The testcases' class name of every trace: msync-replay.<file name>, or
+ * with as many trailing directories (the same number for all) as make
+ * them distinct, so that CI systems keep seed1/nas.trace.zst and
+ * seed2/nas.trace.zst apart. False when out of memory. */
+static bool class_names(const struct many_run *m, char **cls)
+{
+	char **sorted = malloc(m->n * sizeof(*sorted));
+	unsigned deepest = 1;
+	bool distinct = false;
+
+	if (!sorted)
+		return false;
+	for (size_t i = 0; i < m->n; i++)
+		if (mpath_depth(m->t[i].trace) > deepest)
+			deepest = mpath_depth(m->t[i].trace);
+	for (unsigned depth = 1; !distinct && depth <= deepest; depth++) {
+		for (size_t i = 0; i < m->n; i++) {
+			unsigned d = mpath_depth(m->t[i].trace);
+
+			free(cls[i]);
+			if (!(cls[i] = mpath_class(m->t[i].trace, !d ? 1 : d < depth ? d : depth))) {
+				free(sorted);
+				return false;
+			}
+			sorted[i] = cls[i];
+		}
+		qsort(sorted, m->n, sizeof(*sorted), str_cmp);
+		distinct = true;
+		for (size_t i = 1; i < m->n; i++)
+			distinct &= strcmp(sorted[i - 1], sorted[i]) != 0;
+	}
+	free(sorted);
+	return true;
+}
+
+/* Why a replay left no JUnit document, for its testsuite. */
+static void junit_missing(const struct many_run *m, const struct many_trace *t,
+			  char *why, size_t len)
+{
+	char text[32];
+
+	row_exit(m, t, text, sizeof(text));
+	if (t->failed)
+		snprintf(why, len, "the replay could not be started");
+	else if (!t->done)
+		snprintf(why, len, "not run: the run was stopped before this "
+			 "replay started");
+	else if (WIFEXITED(t->status))
+		snprintf(why, len, "the replay ended with exit status %s and wrote "
+			 "no report (its error is on stderr)", text);
+	else
+		snprintf(why, len, "the replay was killed by %s", text);
+}
+
+/* Merge the replays' documents into --junit FILE, in input order, and
+ * remove them. Returns the run's exit code, made unusable when FILE cannot
+ * be written. */
+static int merge_junit(const struct many_run *m, int code)
+{
+	struct msr_junit_part *parts;
+	char (*why)[160];
+	char **cls;
+	struct msr_error err = MSR_ERROR_INIT;
+	int rc = MSR_OK;
+
+	if (!m->junit_dir)
+		return code;
+	parts = calloc(m->n, sizeof(*parts));
+	why = calloc(m->n, sizeof(*why));
+	cls = calloc(m->n, sizeof(*cls));
+	if (!parts || !why || !cls || !class_names(m, cls)) {
+		fprintf(stderr, "msync-replay: --junit %s: out of memory\n", m->junit);
+		rc = -1;
+	}
+	for (size_t i = 0; rc == MSR_OK && i < m->n; i++) {
+		const struct many_trace *t = &m->t[i];
+
+		parts[i].trace = t->trace;
+		parts[i].classname = cls[i];
+		if (!access(t->junit, F_OK)) {
+			parts[i].file = t->junit;
+			continue;
+		}
+		junit_missing(m, t, why[i], sizeof(why[i]));
+		parts[i].missing = why[i];
+	}
+	if (rc == MSR_OK && (rc = msr_report_junit_merge(m->junit, parts, m->n, &err)))
+		msr_cli_print_error(&err);
+	msr_error_clear(&err);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->t[i].junit)
+			unlink(m->t[i].junit);
+	rmdir(m->junit_dir);
+	for (size_t i = 0; cls && i < m->n; i++)
+		free(cls[i]);
+	free(cls);
+	free(parts);
+	free(why);
+	if (rc != MSR_OK)
+		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
+	return code;
+}
+
 static void release(struct many_run *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		free(m->t[i].trace);
 		free(m->t[i].steps);
 		free(m->t[i].report);
+		free(m->t[i].junit);
 	}
 	free(m->t);
+	free(m->junit_dir);
 	free(m->pass);
 }
 
@@ -717,6 +881,8 @@ int msr_check_many(int argc, char **argv)
 	code = parse_many(argc, args, &m);
 	if (code < 0) {
 		code = make_report_dirs(&m);
+		if (code < 0)
+			code = make_junit_dir(&m);
 		if (code < 0) {
 			struct sigaction sa;
 
@@ -728,7 +894,7 @@ int msr_check_many(int argc, char **argv)
 			run_all(&m);
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
-			code = print_table(&m);
+			code = merge_junit(&m, print_table(&m));
 		}
 	}
 	release(&m);

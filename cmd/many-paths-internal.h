@@ -21,6 +21,13 @@ unsigned mpath_depth(const char *trace);
  * DIR/run7/nas.trace.yaml. `depth` is 1 or at most mpath_depth(trace). */
 char *mpath_report(const char *dir, const char *trace, unsigned depth);
 
+/* "msync-replay." then the last `depth` components of trace joined by '.',
+ * each with its dots made underscores: a JUnit class name that Jenkins
+ * reads as packages and a class (run7/nas.trace.zst at depth 2 ->
+ * msync-replay.run7.nas_trace_zst; at depth 1 the name a single-trace
+ * check gives). `depth` is 1 or at most mpath_depth(trace). */
+char *mpath_class(const char *trace, unsigned depth);
+
 /* The trace path up to the first '.' of its basename, then `suffix`:
  * run/nas.trace.zst with .steps.zst -> run/nas.steps.zst. */
 char *mpath_steps_suffix(const char *trace, const char *suffix);

@@ -37,22 +37,35 @@ unsigned mpath_depth(const char *trace)
 	return n;
 }
 
-char *mpath_report(const char *dir, const char *trace, unsigned depth)
+/* The last `depth` components of trace, last first, in comp/clen; returns
+ * how many (at least 1: an empty basename when there is none) and adds
+ * their lengths plus one each to *len. */
+static unsigned last_components(const char *trace, unsigned depth,
+				const char *comp[MPATH_DEPTH_MAX],
+				size_t clen[MPATH_DEPTH_MAX], size_t *len)
 {
-	const char *comp[MPATH_DEPTH_MAX] = {trace};
-	size_t clen[MPATH_DEPTH_MAX] = {0}, len = 0;
 	const char *end = trace + strlen(trace);
 	unsigned k = 0;
-	char *out, *w;
 
 	while (k < depth && k < MPATH_DEPTH_MAX &&
 	       (comp[k] = component_before(trace, &end, &clen[k])))
-		len += clen[k++] + 1;
+		*len += clen[k++] + 1;
 	if (!k) { /* nothing but '/' and '.': an empty basename */
 		comp[0] = trace;
 		clen[0] = 0;
 		k = 1;
+		*len += 1;
 	}
+	return k;
+}
+
+char *mpath_report(const char *dir, const char *trace, unsigned depth)
+{
+	const char *comp[MPATH_DEPTH_MAX];
+	size_t clen[MPATH_DEPTH_MAX], len = 0;
+	unsigned k = last_components(trace, depth, comp, clen, &len);
+	char *out, *w;
+
 	if (clen[0] > 4 && !memcmp(comp[0] + clen[0] - 4, ".zst", 4))
 		clen[0] -= 4;
 	out = malloc(strlen(dir) + len + 7);
@@ -62,6 +75,30 @@ char *mpath_report(const char *dir, const char *trace, unsigned depth)
 	while (k--)
 		w += sprintf(w, "/%.*s", (int)clen[k], comp[k]);
 	strcpy(w, ".yaml");
+	return out;
+}
+
+char *mpath_class(const char *trace, unsigned depth)
+{
+	static const char prefix[] = "msync-replay";
+	const char *comp[MPATH_DEPTH_MAX];
+	size_t clen[MPATH_DEPTH_MAX], len = 0;
+	unsigned k = last_components(trace, depth, comp, clen, &len);
+	char *out = malloc(sizeof(prefix) + len + strlen("trace"));
+	char *w;
+
+	if (!out)
+		return NULL;
+	w = out + sprintf(out, "%s", prefix);
+	while (k--) {
+		*w++ = '.';
+		/* an empty basename: the single-trace check's stand-in */
+		if (!clen[k])
+			w += sprintf(w, "trace");
+		for (size_t i = 0; i < clen[k]; i++)
+			*w++ = comp[k][i] == '.' ? '_' : comp[k][i];
+	}
+	*w = '\0';
 	return out;
 }
 

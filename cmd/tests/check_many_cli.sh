@@ -124,7 +124,53 @@ grep -q "no-such-list.txt" stderr.txt; ok $? "names the missing list"
 expect_rc "several traces need report paths" 2 "$MSR" check clean.trace bad.trace
 grep -q "need -o DIR" stderr.txt; ok $? "says -o DIR is needed"
 expect_rc "--steps cannot be shared" 2 "$MSR" check -o x -s clean.steps clean.trace bad.trace
-expect_rc "--junit takes a single trace" 2 "$MSR" check -o x --junit j.xml clean.trace bad.trace
+expect_rc "--junit - with several traces" 2 "$MSR" check -o x --junit - clean.trace bad.trace
+grep -q "standard output holds the table" stderr.txt; ok $? "says stdout holds the table"
+
+# --junit FILE: one document, a testsuite per trace in input order, each
+# the single run's; the totals summed; nothing left of the replays' own
+junit_check() { # merged.xml single-dir-or-- trace:class...  (python3)
+	python3 - "$@" <<'PY'
+import sys, re, xml.etree.ElementTree as ET
+merged, single, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+root = ET.parse(merged).getroot()
+suites = root.findall("testsuite")
+assert [s.get("name") for s in suites] == [p.rsplit(":", 1)[0] for p in pairs], \
+    [s.get("name") for s in suites]
+for k in ("tests", "failures", "errors", "skipped"):
+    assert int(root.get(k)) == sum(int(s.get(k)) for s in suites), k
+for s, p in zip(suites, pairs):
+    cls = p.rsplit(":", 1)[1]
+    assert {c.get("classname") for c in s.iter("testcase")} == {cls}, (p, cls)
+    if single == "--":
+        continue
+    base = p.rsplit(":", 1)[0].rsplit("/", 1)[-1]
+    one = ET.parse(f"{single}/{base}.xml").getroot().find("testsuite")
+    s.tail = one.tail = None
+    strip = lambda e: re.sub(r' time="[0-9.]+"', "", ET.tostring(e, "unicode"))
+    for c in one.iter("testcase"):
+        c.set("classname", cls)
+    assert strip(s) == strip(one), p
+PY
+}
+for t in clean bad trunc; do
+	"$MSR" check -q $t.trace -s $t.steps -o single/$t.x.yaml --junit single/$t.trace.xml
+done
+expect_rc "--junit with several traces" 2 "$MSR" check -j2 -o ju --steps-suffix .steps \
+	--junit ju.xml clean.trace bad.trace trunc.trace
+xmllint --noout ju.xml && junit_check ju.xml single clean.trace:msync-replay.clean_trace \
+	bad.trace:msync-replay.bad_trace trunc.trace:msync-replay.trunc_trace
+ok $? "--junit: a testsuite per trace in input order, each the single run's, totals summed"
+[ -z "$(find . -name '.msync-replay-junit-*')" ]; ok $? "--junit: the replays' documents are removed"
+mkdir -p jd/s1 jd/s2
+cp clean.trace jd/s1/nas.trace; cp clean.steps jd/s1/steps
+cp bad.trace jd/s2/nas.trace; cp bad.steps jd/s2/steps
+expect_rc "--junit, traces with one file name" 1 "$MSR" check -j2 -o jd/out --steps-name steps \
+	--junit jd/all.xml jd/s1/nas.trace jd/s2/nas.trace
+junit_check jd/all.xml -- jd/s1/nas.trace:msync-replay.s1.nas_trace \
+	jd/s2/nas.trace:msync-replay.s2.nas_trace
+ok $? "--junit: same file names get their directories in the class name"
+grep -q '<failure type="load-value"' jd/all.xml; ok $? "--junit: the failure is in the merged document"
 mkdir d1 d2
 cp clean.trace d1/; cp clean.trace d2/
 cp clean.trace d1/clean.trace.copy; cp clean.steps d1/clean.steps
@@ -240,7 +286,7 @@ sed 's/^/# /' killed.txt
 # SIGTERM to the parent: passed on to the running replay (partial report),
 # nothing more is started, the table is still printed
 rm -rf t
-"$MSR" check -j1 -o t hang.trace clean.trace >term.txt 2>/dev/null &
+"$MSR" check -j1 -o t --junit t.xml hang.trace clean.trace >term.txt 2>/dev/null &
 parent=$!
 child=
 for _ in $(seq 100); do
@@ -262,6 +308,10 @@ grep -q "^hang.trace  *2  *0  *-  *t/hang.trace.yaml" term.txt &&
 	grep -q "^clean.trace  *not run  *-" term.txt &&
 	grep -q "stopped: interrupted" t/hang.trace.yaml
 ok $? "SIGTERM: the running replay wrote a partial report, the next was not run"
+junit_check t.xml -- hang.trace:msync-replay.hang_trace clean.trace:msync-replay.clean_trace &&
+	grep -q '<error type="unusable-input"' t.xml &&
+	grep -q '<error type="no-report" message="not run: the run was stopped before this replay started">' t.xml
+ok $? "SIGTERM: the JUnit document has the partial replay and the one not run"
 sed 's/^/# /' term.txt
 
 # --max-memory reaches every replay: under 1 MiB a trace of 20000 events
@@ -280,6 +330,12 @@ expect_rc "a bad configuration fails every replay" 2 \
 	"$MSR" check -j2 -o k -c no-such.yaml clean.trace bad.trace
 grep -q "^clean.trace  *2  *-  *-  *(not written)" stdout.txt
 ok $? "an earlier report is not shown for a replay that wrote none"
+expect_rc "--junit when no replay writes a report" 2 \
+	"$MSR" check -j2 -o k -c no-such.yaml --junit k.xml clean.trace bad.trace
+xmllint --noout k.xml && junit_check k.xml -- clean.trace:msync-replay.clean_trace \
+	bad.trace:msync-replay.bad_trace &&
+	[ "$(grep -c '<error type="no-report" message="the replay ended with exit status 2 and wrote no report (its error is on stderr)">' k.xml)" -eq 2 ]
+ok $? "--junit: a replay without a report is a testsuite with an error saying so"
 
 echo "1..$ntest"
 [ "$nfail" -eq 0 ]

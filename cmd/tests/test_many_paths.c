@@ -1,6 +1,6 @@
 /*
- * test_many_paths.c - report and step-log paths derived from trace paths
- * for `check` on several traces.
+ * test_many_paths.c - report and step-log paths and JUnit class names
+ * derived from trace paths for `check` on several traces.
  */
 #include "many-paths-internal.h"
 
@@ -58,6 +58,24 @@ Test(many_paths, report_of_odd_paths_stays_in_dir)
 	expect_report("out", "x/..", 1, "out/...yaml");
 	expect_report("out", "/", 1, "out/.yaml");
 	expect_report("o/", "t", 1, "o//t.yaml");
+}
+
+static void expect_class(const char *trace, unsigned depth, const char *want)
+{
+	char *got = mpath_class(trace, depth);
+
+	cr_assert_not_null(got);
+	cr_expect_str_eq(got, want, "%s at depth %u", trace, depth);
+	free(got);
+}
+
+Test(many_paths, class_names_mirror_trailing_components)
+{
+	/* depth 1: what a single-trace check names the class */
+	expect_class("run7/nas.trace.zst", 1, "msync-replay.nas_trace_zst");
+	expect_class("run7/nas.trace.zst", 2, "msync-replay.run7.nas_trace_zst");
+	expect_class("/farm/v1.2/./run7//t", 3, "msync-replay.v1_2.run7.t");
+	expect_class("/", 1, "msync-replay.trace");
 }
 
 Test(many_paths, steps_by_suffix)

@@ -1,8 +1,9 @@
 /*
  * test_report_junit.c - unit tests of the JUnit writer: the testcases per
  * kind the run could report, failing and passing ones, the replay testcase
- * of incomplete runs, and XML that a real parser (xmllint) accepts even when
- * paths and messages hold markup, quotes, control characters and bad UTF-8.
+ * of incomplete runs, XML that a real parser (xmllint) accepts even when
+ * paths and messages hold markup, quotes, control characters and bad UTF-8,
+ * and the merge of several runs' documents into one.
  */
 #include "report.h"
 
@@ -229,4 +230,91 @@ Test(junit, atomic_write_leaves_no_temporary)
 	snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s)\" = out.xml", tmpdir);
 	cr_assert_eq(system(cmd), 0, "only out.xml in %s", tmpdir);
 	fixture_fini(&fx);
+}
+
+/* The document of a fixture, written to `path` (via the xml file). */
+static void write_part(struct fixture *fx, const char *path)
+{
+	free(write_and_read(fx));
+	cr_assert_eq(rename(xml, path), 0);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	cr_assert(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
+{
+	struct fixture a, b;
+	struct msr_error err = MSR_ERROR_INIT;
+	char pa[128], pb[128], junk[128], out[128], cmd[256], *doc, *first, *second;
+	FILE *f;
+
+	snprintf(pa, sizeof(pa), "%s/a.xml", tmpdir);
+	snprintf(pb, sizeof(pb), "%s/b.xml", tmpdir);
+	snprintf(junk, sizeof(junk), "%s/junk.xml", tmpdir);
+	snprintf(out, sizeof(out), "%s/all.xml", tmpdir);
+	fixture_init(&a, true, true, "s1/nas.trace");
+	add(&a, MSR_V_LOAD_VALUE, 13, 5, "load got 0x2 but the ISS saw 0x1");
+	write_part(&a, pa);
+	fixture_init(&b, false, false, "s2/nas.trace");
+	b.sum.complete = false;
+	snprintf(b.sum.error, sizeof(b.sum.error), "s2/nas.trace offset=9: truncated");
+	write_part(&b, pb);
+	f = fopen(junk, "w");
+	cr_assert(f);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"x\">\n", f);
+	fclose(f);
+
+	const struct msr_junit_part parts[] = {
+		{"s1/nas.trace", "msync-replay.s1.nas_trace", pa, NULL},
+		{"s2/nas.trace", NULL, pb, NULL},
+		{"s3/<nas>.trace", "msync-replay.s3.<nas>_trace", NULL, "not run: stopped"},
+		{"s4/nas.trace", NULL, junk, NULL},
+	};
+	cr_assert_eq(msr_report_junit_merge(out, parts, 4, &err), MSR_OK);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", out);
+	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", out);
+	doc = read_text(out);
+	/* a: the replay and every kind, one failing; b (no step log, no TSO
+	 * pass): the replay, an error, and 14 kinds, skipped; c and d: one
+	 * error each */
+	cr_assert(strstr(doc, "<testsuites name=\"msync-replay check\" tests=\"45\" "
+			      "failures=\"1\" errors=\"3\" skipped=\"14\""), "%s", doc);
+	first = strstr(doc, "<testsuite name=\"s1/nas.trace\"");
+	second = strstr(doc, "<testsuite name=\"s2/nas.trace\"");
+	cr_assert(first && second && first < second);
+	cr_assert(second < strstr(doc, "<testsuite name=\"s3/&lt;nas&gt;.trace\""));
+	cr_assert_eq(occurrences(doc, "classname=\"msync-replay.s1.nas_trace\""),
+		     MSR_V_COUNT + 1, "the given class name replaces the part's");
+	/* b's 15 testcases and d's replay */
+	cr_assert_eq(occurrences(doc, "classname=\"msync-replay.nas_trace\""), 16,
+		     "without one, the part keeps its own; %s", doc);
+	cr_assert(strstr(doc, "classname=\"msync-replay.s3.&lt;nas&gt;_trace\" name=\"replay\" "
+			      "time=\"0.000\">\n      <error type=\"no-report\" "
+			      "message=\"not run: stopped\">not run: stopped</error>"), "%s", doc);
+	cr_assert(strstr(doc, "<testsuite name=\"s4/nas.trace\" tests=\"1\" failures=\"0\" "
+			      "errors=\"1\""), "an unreadable part is an error suite");
+	cr_assert(strstr(doc, "the replay's JUnit report could not be read"));
+	/* the parts are unchanged */
+	free(doc);
+	doc = read_text(pa);
+	cr_assert(strstr(doc, "classname=\"msync-replay.nas_trace\""));
+	free(doc);
+	fixture_fini(&a);
+	fixture_fini(&b);
 }
