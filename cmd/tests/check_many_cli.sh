@@ -171,6 +171,11 @@ junit_check jd/all.xml -- jd/s1/nas.trace:msync-replay.s1.nas_trace \
 	jd/s2/nas.trace:msync-replay.s2.nas_trace
 ok $? "--junit: same file names get their directories in the class name"
 grep -q '<failure type="load-value"' jd/all.xml; ok $? "--junit: the failure is in the merged document"
+expect_rc "--junit in a missing directory" 2 "$MSR" check -j2 -o jm --junit no-dir/all.xml \
+	clean.trace bad.trace
+grep -q "^msync-replay: check: --junit no-dir/all.xml: cannot create a working directory beside it: No such file or directory" stderr.txt &&
+	[ ! -e jm ] || [ -z "$(ls jm)" ]
+ok $? "--junit in a missing directory: a usage error before any replay"
 mkdir d1 d2
 cp clean.trace d1/; cp clean.trace d2/
 cp clean.trace d1/clean.trace.copy; cp clean.steps d1/clean.steps
