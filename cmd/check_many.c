@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -800,6 +801,29 @@ static void junit_missing(const struct many_run *m, const struct many_trace *t,
 		snprintf(why, len, "the replay was killed by %s", text);
 }
 
+/* Remove the replays' documents and whatever a replay killed while
+ * writing one left beside them: the directory is the run's own. */
+static void remove_junit_dir(const struct many_run *m)
+{
+	DIR *d = opendir(m->junit_dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(m->junit_dir) + strlen(de->d_name) + 2;
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !(path = malloc(len)))
+			continue;
+		snprintf(path, len, "%s/%s", m->junit_dir, de->d_name);
+		unlink(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(m->junit_dir);
+}
+
 /* Merge the replays' documents into --junit FILE, in input order, and
  * remove them. Returns the run's exit code, made unusable when FILE cannot
  * be written. */
@@ -835,10 +859,7 @@ static int merge_junit(const struct many_run *m, int code)
 	if (rc == MSR_OK && (rc = msr_report_junit_merge(m->junit, parts, m->n, &err)))
 		msr_cli_print_error(&err);
 	msr_error_clear(&err);
-	for (size_t i = 0; i < m->n; i++)
-		if (m->t[i].junit)
-			unlink(m->t[i].junit);
-	rmdir(m->junit_dir);
+	remove_junit_dir(m);
 	for (size_t i = 0; cls && i < m->n; i++)
 		free(cls[i]);
 	free(cls);

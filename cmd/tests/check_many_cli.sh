@@ -260,7 +260,8 @@ grep -q "^clean.trace  *0" stdout.txt; ok $? "-qj1: table printed"
 mkfifo hang.trace
 exec 3<>hang.trace
 rm -rf k
-"$MSR" check -j2 -o k clean.trace hang.trace >killed.txt 2>/dev/null 3>&- &
+mkdir kj
+"$MSR" check -j2 -o k --junit kj/all.xml clean.trace hang.trace >killed.txt 2>/dev/null 3>&- &
 parent=$!
 child=
 for _ in $(seq 400); do
@@ -275,6 +276,8 @@ for _ in $(seq 400); do
 	sleep 0.05
 done
 killed=1
+# what a replay killed while writing its JUnit document would leave
+for d in kj/.msync-replay-junit-*; do : >"$d/.2.xml.tmp"; done
 [ -n "$child" ] && kill -9 "$child" && killed=0
 ok $killed "found and killed the blocked replay"
 exec 3>&-
@@ -286,6 +289,10 @@ rc=$?
 grep -q "^hang.trace  *signal 9  *-  *-  *(not written)" killed.txt &&
 	grep -q "^clean.trace  *0  *0  *-  *k/clean.trace.yaml" killed.txt
 ok $? "the other trace's row is intact, the killed one says signal 9"
+[ "$(ls -A kj)" = all.xml ] && xmllint --noout kj/all.xml &&
+	junit_check kj/all.xml -- clean.trace:msync-replay.clean_trace hang.trace:msync-replay.hang_trace &&
+	grep -q '<error type="no-report" message="the replay was killed by signal 9">' kj/all.xml
+ok $? "--junit: the killed replay's testsuite says so; nothing is left beside the document"
 sed 's/^/# /' killed.txt
 
 # SIGTERM to the parent: passed on to the running replay (partial report),
