@@ -71,19 +71,12 @@ static void add(struct fixture *fx, enum msr_vkind k, int strand, uint64_t iseq,
 	msr_report_add(fx->r, &v);
 }
 
-/* Write, validate with xmllint and return the document text (malloc'd). */
-static char *write_and_read(struct fixture *fx)
+static char *read_text(const char *path)
 {
-	struct msr_error err = MSR_ERROR_INIT;
-	char cmd[256], *buf;
-	FILE *f;
+	FILE *f = fopen(path, "rb");
+	char *buf;
 	long n;
 
-	msr_report_set_summary(fx->r, &fx->sum);
-	cr_assert_eq(msr_report_write_junit(fx->r, xml, &err), MSR_OK);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", xml);
-	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", xml);
-	f = fopen(xml, "rb");
 	cr_assert(f);
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
@@ -94,6 +87,19 @@ static char *write_and_read(struct fixture *fx)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* Write, validate with xmllint and return the document text (malloc'd). */
+static char *write_and_read(struct fixture *fx)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+	char cmd[256];
+
+	msr_report_set_summary(fx->r, &fx->sum);
+	cr_assert_eq(msr_report_write_junit(fx->r, xml, &err), MSR_OK);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", xml);
+	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", xml);
+	return read_text(xml);
 }
 
 static void fixture_fini(struct fixture *fx)
@@ -237,24 +243,6 @@ static void write_part(struct fixture *fx, const char *path)
 {
 	free(write_and_read(fx));
 	cr_assert_eq(rename(xml, path), 0);
-}
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	cr_assert(buf);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
