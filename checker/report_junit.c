@@ -354,6 +354,8 @@ int msr_report_write_junit(const struct msr_report *r, const char *path,
  * the <testsuites> line with the totals, the testsuite, the closing tag. */
 static const char junit_head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites ";
 static const char junit_tail[] = "</testsuites>\n";
+static const char suite_head[] = "  <testsuite ";
+static const char suite_tail[] = "  </testsuite>\n";
 
 struct junit_part_doc {
 	char *text;               /* the whole file, NUL-terminated */
@@ -423,10 +425,10 @@ static bool part_load(const char *path, struct junit_part_doc *d)
 		return false;
 	d->suite = line_end + 1;
 	d->suite_len = (size_t)(d->text + len - strlen(junit_tail) - d->suite);
-	return !strncmp(d->suite, "  <testsuite ", strlen("  <testsuite ")) &&
-	       d->suite_len >= strlen("  </testsuite>\n") &&
-	       !strncmp(d->suite + d->suite_len - strlen("  </testsuite>\n"),
-			"  </testsuite>\n", strlen("  </testsuite>\n"));
+	return !strncmp(d->suite, suite_head, strlen(suite_head)) &&
+	       d->suite_len >= strlen(suite_tail) &&
+	       !strncmp(d->suite + d->suite_len - strlen(suite_tail), suite_tail,
+			strlen(suite_tail));
 }
 
 static void part_free(struct junit_part_doc *d)
@@ -501,7 +503,7 @@ static int write_merged(FILE *f, const void *ctx, const char *path,
 	const struct junit_merge *m = ctx;
 	struct junit_counts total = {0};
 	double secs = 0;
-	struct junit_part_doc d;
+	struct junit_part_doc d = {0}; /* part_free leaves it so too */
 
 	/* the totals come first: read every part once for them */
 	for (size_t i = 0; i < m->n; i++) {

@@ -306,3 +306,25 @@ Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
 	fixture_fini(&a);
 	fixture_fini(&b);
 }
+
+Test(junit, merge_of_parts_without_documents_only)
+{
+	struct msr_error err = MSR_ERROR_INIT;
+	char out[128], cmd[256], *doc;
+	const struct msr_junit_part parts[] = {
+		{"a/t.trace", NULL, NULL, "the replay was killed by signal 9"},
+		{"b/t.trace", NULL, NULL, NULL},
+	};
+
+	snprintf(out, sizeof(out), "%s/none.xml", tmpdir);
+	cr_assert_eq(msr_report_junit_merge(out, parts, 2, &err), MSR_OK);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", out);
+	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", out);
+	doc = read_text(out);
+	cr_assert(strstr(doc, "<testsuites name=\"msync-replay check\" tests=\"2\" "
+			      "failures=\"0\" errors=\"2\" skipped=\"0\""), "%s", doc);
+	cr_assert(strstr(doc, "message=\"the replay was killed by signal 9\""));
+	cr_assert(strstr(doc, "message=\"the replay wrote no report\""));
+	cr_assert_eq(occurrences(doc, "classname=\"msync-replay.t_trace\""), 2);
+	free(doc);
+}
