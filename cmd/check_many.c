@@ -12,11 +12,11 @@
  * was unusable (125 with --bisect), else 1 if any had violations, else 0.
  */
 #include "check-many-internal.h"
+#include "many-junit-internal.h"
 #include "many-paths-internal.h"
 #include "cmd.h"
 #include "report.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -39,7 +39,6 @@ static void on_many_signal(int sig)
 
 struct many_trace {
 	char *trace, *steps, *report;
-	char *junit;    /* its replay's JUnit document (with --junit) */
 	unsigned line;  /* line in the --list file, 0 for a command-line trace */
 	pid_t pid;
 	int status;     /* raw waitpid status */
@@ -58,7 +57,7 @@ struct many_run {
 	unsigned jobs;
 	const char *list, *outdir, *steps_suffix, *steps_name;
 	const char *junit;  /* one document for every trace */
-	char *junit_dir;    /* where the replays write theirs, beside it */
+	struct mjunit *junit_parts; /* the replays' own, beside it */
 	bool bisect;
 	bool quiet;
 	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
@@ -506,9 +505,9 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 		av[ac++] = "--steps";
 		av[ac++] = t->steps;
 	}
-	if (t->junit) {
+	if (m->junit_parts) {
 		av[ac++] = "--junit";
-		av[ac++] = t->junit;
+		av[ac++] = (char *)mjunit_part(m->junit_parts, (size_t)(t - m->t));
 	}
 	av[ac++] = "--";
 	av[ac++] = t->trace;
@@ -705,83 +704,6 @@ static int print_table(const struct many_run *m)
 /* One JUnit document                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* --junit FILE: a private directory beside FILE where each replay writes its
- * own document (the merge reads them there, then removes them). Returns -1
- * to go on, or the exit code. */
-static int make_junit_dir(struct many_run *m)
-{
-	static const char name[] = ".msync-replay-junit-XXXXXX";
-	const char *slash;
-	size_t dlen;
-
-	if (!m->junit)
-		return -1;
-	slash = strrchr(m->junit, '/');
-	dlen = slash ? (size_t)(slash - m->junit) + 1 : 0;
-	if (!(m->junit_dir = malloc(dlen + sizeof(name))))
-		return msr_cli_usage_error("check", "out of memory");
-	memcpy(m->junit_dir, m->junit, dlen);
-	memcpy(m->junit_dir + dlen, name, sizeof(name));
-	if (!mkdtemp(m->junit_dir)) {
-		int code = msr_cli_usage_error("check", "--junit %s: cannot create a "
-					       "working directory beside it: %s",
-					       m->junit, strerror(errno));
-		free(m->junit_dir);
-		m->junit_dir = NULL;
-		return code;
-	}
-	for (size_t i = 0; i < m->n; i++) {
-		size_t len = strlen(m->junit_dir) + 32;
-
-		if (!(m->t[i].junit = malloc(len))) {
-			rmdir(m->junit_dir);
-			return msr_cli_usage_error("check", "out of memory");
-		}
-		snprintf(m->t[i].junit, len, "%s/%zu.xml", m->junit_dir, i + 1);
-	}
-	return -1;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The testcases' class name of every trace: msync-replay.<file name>, or
- * with as many trailing directories (the same number for all) as make
- * them distinct, so that CI systems keep seed1/nas.trace.zst and
- * seed2/nas.trace.zst apart. False when out of memory. */
-static bool class_names(const struct many_run *m, char **cls)
-{
-	char **sorted = malloc(m->n * sizeof(*sorted));
-	unsigned deepest = 1;
-	bool distinct = false;
-
-	if (!sorted)
-		return false;
-	for (size_t i = 0; i < m->n; i++)
-		if (mpath_depth(m->t[i].trace) > deepest)
-			deepest = mpath_depth(m->t[i].trace);
-	for (unsigned depth = 1; !distinct && depth <= deepest; depth++) {
-		for (size_t i = 0; i < m->n; i++) {
-			unsigned d = mpath_depth(m->t[i].trace);
-
-			free(cls[i]);
-			if (!(cls[i] = mpath_class(m->t[i].trace, !d ? 1 : d < depth ? d : depth))) {
-				free(sorted);
-				return false;
-			}
-			sorted[i] = cls[i];
-		}
-		qsort(sorted, m->n, sizeof(*sorted), str_cmp);
-		distinct = true;
-		for (size_t i = 1; i < m->n; i++)
-			distinct &= strcmp(sorted[i - 1], sorted[i]) != 0;
-	}
-	free(sorted);
-	return true;
-}
-
 /* Why a replay left no JUnit document, for its testsuite. */
 static void junit_missing(const struct many_run *m, const struct many_trace *t,
 			  char *why, size_t len)
@@ -801,70 +723,35 @@ static void junit_missing(const struct many_run *m, const struct many_trace *t,
 		snprintf(why, len, "the replay was killed by %s", text);
 }
 
-/* Remove the replays' documents and whatever a replay killed while
- * writing one left beside them: the directory is the run's own. */
-static void remove_junit_dir(const struct many_run *m)
-{
-	DIR *d = opendir(m->junit_dir);
-	struct dirent *de;
-
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(m->junit_dir) + strlen(de->d_name) + 2;
-		char *path;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !(path = malloc(len)))
-			continue;
-		snprintf(path, len, "%s/%s", m->junit_dir, de->d_name);
-		unlink(path);
-		free(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(m->junit_dir);
-}
-
-/* Merge the replays' documents into --junit FILE, in input order, and
- * remove them. Returns the run's exit code, made unusable when FILE cannot
- * be written. */
+/* Merge the replays' documents into --junit FILE, in input order (release
+ * removes them). Returns the run's exit code, made unusable when FILE
+ * cannot be written. */
 static int merge_junit(const struct many_run *m, int code)
 {
-	struct msr_junit_part *parts;
-	char (*why)[160];
-	char **cls;
+	const char **traces = calloc(m->n, sizeof(*traces));
+	char (*why)[160] = calloc(m->n, sizeof(*why));
+	const char **whyp = calloc(m->n, sizeof(*whyp));
 	struct msr_error err = MSR_ERROR_INIT;
-	int rc = MSR_OK;
+	int rc;
 
-	if (!m->junit_dir)
-		return code;
-	parts = calloc(m->n, sizeof(*parts));
-	why = calloc(m->n, sizeof(*why));
-	cls = calloc(m->n, sizeof(*cls));
-	if (!parts || !why || !cls || !class_names(m, cls)) {
-		fprintf(stderr, "msync-replay: --junit %s: out of memory\n", m->junit);
-		rc = -1;
-	}
-	for (size_t i = 0; rc == MSR_OK && i < m->n; i++) {
-		const struct many_trace *t = &m->t[i];
-
-		parts[i].trace = t->trace;
-		parts[i].classname = cls[i];
-		if (!access(t->junit, F_OK)) {
-			parts[i].file = t->junit;
-			continue;
+	if (!m->junit_parts)
+		rc = MSR_OK;
+	else if (!traces || !why || !whyp)
+		rc = msr_error_set(&err, MSR_E_NOMEM, "junit", m->junit, "out of memory");
+	else {
+		for (size_t i = 0; i < m->n; i++) {
+			traces[i] = m->t[i].trace;
+			junit_missing(m, &m->t[i], why[i], sizeof(why[i]));
+			whyp[i] = why[i];
 		}
-		junit_missing(m, t, why[i], sizeof(why[i]));
-		parts[i].missing = why[i];
+		rc = mjunit_merge(m->junit_parts, traces, whyp, &err);
 	}
-	if (rc == MSR_OK && (rc = msr_report_junit_merge(m->junit, parts, m->n, &err)))
+	if (rc != MSR_OK)
 		msr_cli_print_error(&err);
 	msr_error_clear(&err);
-	remove_junit_dir(m);
-	for (size_t i = 0; cls && i < m->n; i++)
-		free(cls[i]);
-	free(cls);
-	free(parts);
+	free(traces);
 	free(why);
+	free(whyp);
 	if (rc != MSR_OK)
 		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;
 	return code;
@@ -876,10 +763,9 @@ static void release(struct many_run *m)
 		free(m->t[i].trace);
 		free(m->t[i].steps);
 		free(m->t[i].report);
-		free(m->t[i].junit);
 	}
 	free(m->t);
-	free(m->junit_dir);
+	mjunit_close(m->junit_parts);
 	free(m->pass);
 }
 
@@ -902,8 +788,10 @@ int msr_check_many(int argc, char **argv)
 	code = parse_many(argc, args, &m);
 	if (code < 0) {
 		code = make_report_dirs(&m);
-		if (code < 0)
-			code = make_junit_dir(&m);
+		if (code < 0 && m.junit && !(m.junit_parts = mjunit_open(m.junit, m.n)))
+			code = msr_cli_usage_error("check", "--junit %s: cannot create a "
+						   "working directory beside it: %s",
+						   m.junit, strerror(errno));
 		if (code < 0) {
 			struct sigaction sa;
 

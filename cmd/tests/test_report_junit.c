@@ -89,17 +89,24 @@ static char *read_text(const char *path)
 	return buf;
 }
 
+/* Validate a written document with xmllint and return its text. */
+static char *valid_text(const char *path)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", path);
+	return read_text(path);
+}
+
 /* Write, validate with xmllint and return the document text (malloc'd). */
 static char *write_and_read(struct fixture *fx)
 {
 	struct msr_error err = MSR_ERROR_INIT;
-	char cmd[256];
 
 	msr_report_set_summary(fx->r, &fx->sum);
 	cr_assert_eq(msr_report_write_junit(fx->r, xml, &err), MSR_OK);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", xml);
-	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", xml);
-	return read_text(xml);
+	return valid_text(xml);
 }
 
 static void fixture_fini(struct fixture *fx)
@@ -249,7 +256,7 @@ Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
 {
 	struct fixture a, b;
 	struct msr_error err = MSR_ERROR_INIT;
-	char pa[128], pb[128], junk[128], out[128], cmd[256], *doc, *first, *second;
+	char pa[128], pb[128], junk[128], out[128], *doc, *first, *second;
 	FILE *f;
 
 	snprintf(pa, sizeof(pa), "%s/a.xml", tmpdir);
@@ -275,9 +282,7 @@ Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
 		{"s4/nas.trace", NULL, junk, NULL},
 	};
 	cr_assert_eq(msr_report_junit_merge(out, parts, 4, &err), MSR_OK);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", out);
-	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", out);
-	doc = read_text(out);
+	doc = valid_text(out);
 	/* a: the replay and every kind, one failing; b (no step log, no TSO
 	 * pass): the replay, an error, and 14 kinds, skipped; c and d: one
 	 * error each */
@@ -310,7 +315,7 @@ Test(junit, merge_keeps_every_suite_in_order_and_sums_the_totals)
 Test(junit, merge_of_parts_without_documents_only)
 {
 	struct msr_error err = MSR_ERROR_INIT;
-	char out[128], cmd[256], *doc;
+	char out[128], *doc;
 	const struct msr_junit_part parts[] = {
 		{"a/t.trace", NULL, NULL, "the replay was killed by signal 9"},
 		{"b/t.trace", NULL, NULL, NULL},
@@ -318,9 +323,7 @@ Test(junit, merge_of_parts_without_documents_only)
 
 	snprintf(out, sizeof(out), "%s/none.xml", tmpdir);
 	cr_assert_eq(msr_report_junit_merge(out, parts, 2, &err), MSR_OK);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", out);
-	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", out);
-	doc = read_text(out);
+	doc = valid_text(out);
 	cr_assert(strstr(doc, "<testsuites name=\"msync-replay check\" tests=\"2\" "
 			      "failures=\"0\" errors=\"2\" skipped=\"0\""), "%s", doc);
 	cr_assert(strstr(doc, "message=\"the replay was killed by signal 9\""));
