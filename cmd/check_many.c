@@ -728,17 +728,19 @@ static void junit_missing(const struct many_run *m, const struct many_trace *t,
  * cannot be written. */
 static int merge_junit(const struct many_run *m, int code)
 {
-	const char **traces = calloc(m->n, sizeof(*traces));
-	char (*why)[160] = calloc(m->n, sizeof(*why));
-	const char **whyp = calloc(m->n, sizeof(*whyp));
+	const char **traces, **whyp;
+	char (*why)[160];
 	struct msr_error err = MSR_ERROR_INIT;
 	int rc;
 
 	if (!m->junit_parts)
-		rc = MSR_OK;
-	else if (!traces || !why || !whyp)
+		return code;
+	traces = calloc(m->n, sizeof(*traces));
+	why = calloc(m->n, sizeof(*why));
+	whyp = calloc(m->n, sizeof(*whyp));
+	if (!traces || !why || !whyp) {
 		rc = msr_error_set(&err, MSR_E_NOMEM, "junit", m->junit, "out of memory");
-	else {
+	} else {
 		for (size_t i = 0; i < m->n; i++) {
 			traces[i] = m->t[i].trace;
 			junit_missing(m, &m->t[i], why[i], sizeof(why[i]));
