@@ -13,6 +13,7 @@
  */
 #include "check-many-internal.h"
 #include "many-junit-internal.h"
+#include "many-list-internal.h"
 #include "many-paths-internal.h"
 #include "cmd.h"
 #include "report.h"
@@ -182,40 +183,44 @@ static int add_trace(struct many_run *m, const char *trace, const char *steps,
 	return 0;
 }
 
-/* One line of the list: `TRACE [STEPS [REPORT]]`, '#' starts a comment,
+/* The list's name in messages. */
+static const char *list_name(const struct many_run *m)
+{
+	return strcmp(m->list, "-") ? m->list : "standard input";
+}
+
+/* One line of the list: `TRACE [STEPS [REPORT]]` (many-list-internal.h),
  * STEPS '-' = no step log. Returns -1 to go on, or the exit code. */
 static int parse_list_line(struct many_run *m, char *s, unsigned line)
 {
-	char *f[4];
-	unsigned nf = 0;
-	char *hash = strchr(s, '#');
+	char *f[3];
+	unsigned nf, col;
+	const char *why = mlist_fields(s, f, 3, &nf, &col);
 
-	if (hash)
-		*hash = '\0';
-	for (char *tok = strtok(s, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
-		if (nf == 3)
-			return msr_cli_usage_error("check", "%s:%u: expected TRACE [STEPS "
-						   "[REPORT]], got more than 3 fields",
-						   m->list, line);
-		f[nf++] = tok;
-	}
+	if (why)
+		return msr_cli_usage_error("check", "%s:%u:%u: %s; a line is TRACE "
+					   "[STEPS [REPORT]]", list_name(m), line,
+					   col, why);
 	if (!nf)
 		return -1;
 	if (!strcmp(f[0], "-"))
 		return msr_cli_usage_error("check", "%s:%u: a trace in a list cannot be "
-					   "standard input", m->list, line);
+					   "standard input", list_name(m), line);
 	if (add_trace(m, f[0], nf > 1 && strcmp(f[1], "-") ? f[1] : NULL,
 		      nf > 2 ? f[2] : NULL, line))
 		return msr_cli_usage_error("check", "out of memory");
 	return -1;
 }
 
+/* Read the whole list before any replay starts ('-' = standard input,
+ * which no replay reads). */
 static int read_list(struct many_run *m)
 {
 	char buf[MANY_LINE_MAX];
 	unsigned line = 0;
 	int code = -1;
-	FILE *f = fopen(m->list, "r");
+	bool in = !strcmp(m->list, "-");
+	FILE *f = in ? stdin : fopen(m->list, "r");
 
 	if (!f)
 		return msr_cli_usage_error("check", "--list=%s: cannot open: %s", m->list,
@@ -224,14 +229,17 @@ static int read_list(struct many_run *m)
 		line++;
 		if (!strchr(buf, '\n') && !feof(f)) {
 			code = msr_cli_usage_error("check", "%s:%u: line longer than %d "
-						   "bytes", m->list, line, MANY_LINE_MAX - 2);
+						   "bytes", list_name(m), line,
+						   MANY_LINE_MAX - 2);
 			break;
 		}
 		code = parse_list_line(m, buf, line);
 	}
 	if (code < 0 && ferror(f))
-		code = msr_cli_usage_error("check", "--list=%s: read error", m->list);
-	fclose(f);
+		code = msr_cli_usage_error("check", "--list=%s: read error",
+					   list_name(m));
+	if (!in)
+		fclose(f);
 	return code;
 }
 
@@ -456,8 +464,9 @@ static int parse_many(int argc, char **argv, struct many_run *m)
 			return msr_cli_usage_error("check", "out of memory");
 	}
 	if (!m->n)
-		return msr_cli_usage_error("check", m->list ? "%s: no traces in the list" :
-					   "missing TRACE argument", m->list);
+		return m->list ? msr_cli_usage_error("check", "%s: no traces in the list",
+						     list_name(m))
+			       : msr_cli_usage_error("check", "missing TRACE argument");
 	/* a replay's helper threads keep up to two cores busy: use them only
 	 * while the traces replayed at once leave that many */
 	if (2 * (size_t)many_at_once(m) > online_cpus())

@@ -110,8 +110,39 @@ ok $? "--list: STEPS '-' runs without a step log"
 
 printf 'clean.trace clean.steps a.yaml\n\nbad.trace bad.steps b.yaml extra\n' >bad-list.txt
 expect_rc "--list: too many fields" 2 "$MSR" check --list bad-list.txt
-grep -q "bad-list.txt:3: expected TRACE \[STEPS \[REPORT\]\]" stderr.txt
-ok $? "--list error names the file and line"
+grep -q "bad-list.txt:3:28: more fields than expected; a line is TRACE \[STEPS \[REPORT\]\]" stderr.txt
+ok $? "--list error names the file, line and column"
+printf 'clean.trace "clean steps\n' >quote-list.txt
+expect_rc "--list: unterminated quote" 2 "$MSR" check --list quote-list.txt -o e
+grep -q "quote-list.txt:1:13: a quoted field has no closing quote" stderr.txt
+ok $? "names the column of the open quote"
+
+# paths with blanks are quoted; '#' inside a field is part of the path
+mkdir "seed 7" "run#3"
+cp clean.trace clean.steps "seed 7/"
+cp bad.trace bad.steps "run#3/"
+cat >quoted-list.txt <<'L'
+"seed 7/clean.trace"  "seed 7/clean.steps"  "q/seed 7.yaml"  # quoted
+run#3/bad.trace       run#3/bad.steps       # derived: q/bad.trace.yaml
+L
+mkdir q
+"$MSR" check -q "seed 7/clean.trace" -s "seed 7/clean.steps" -o single/seed7.yaml
+"$MSR" check -q run#3/bad.trace -s run#3/bad.steps -o single/run3.yaml
+expect_rc "--list with quoted paths and '#' in a path" 1 \
+	"$MSR" check --list quoted-list.txt -o q
+same_report "--list: quoted trace, steps and report" single/seed7.yaml "q/seed 7.yaml"
+same_report "--list: '#' inside a path is not a comment" single/run3.yaml q/bad.trace.yaml
+
+# --list - reads the list from standard input, e.g. from find(1)
+printf 'clean.trace clean.steps\nbad.trace bad.steps\n' |
+	"$MSR" check --list - -o stdin-out >stdout.txt 2>stderr.txt
+ok $(($? != 1)) "--list -: the list from standard input (exit 1: violations)"
+same_report "--list -: first trace" single/clean.trace.yaml stdin-out/clean.trace.yaml
+same_report "--list -: second trace" single/bad.trace.yaml stdin-out/bad.trace.yaml
+printf 'clean.trace\n"x\n' | "$MSR" check --list - -o e >stdout.txt 2>stderr.txt
+ok $(($? != 2)) "--list -: a bad line is a usage error"
+grep -q "standard input:2:1: a quoted field" stderr.txt
+ok $? "--list -: the message names standard input and the line"
 printf '# nothing\n\n' >empty-list.txt
 expect_rc "--list without traces" 2 "$MSR" check --list empty-list.txt -o e
 grep -q "empty-list.txt: no traces" stderr.txt; ok $? "says the list is empty"
