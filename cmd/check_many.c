@@ -670,21 +670,33 @@ static void run_all(struct many_run *m)
 /* Summary table                                                             */
 /* ------------------------------------------------------------------------ */
 
+/* Paths in the table are written as --list fields (quoted when they hold
+ * blanks), so that a script splits its rows the way --list does. */
 static int print_table(const struct many_run *m)
 {
 	bool unusable = false, violations = false;
 	size_t w = strlen("trace");
+	char **names = calloc(m->n ? m->n : 1, sizeof(*names));
 
-	for (size_t i = 0; i < m->n; i++)
-		if (strlen(m->t[i].trace) > w)
-			w = strlen(m->t[i].trace);
+	if (!names)
+		return msr_cli_usage_error("check", "out of memory");
+	for (size_t i = 0; i < m->n; i++) {
+		if (!(names[i] = mlist_quote(m->t[i].trace))) {
+			for (size_t k = 0; k < i; k++)
+				free(names[k]);
+			free(names);
+			return msr_cli_usage_error("check", "out of memory");
+		}
+		if (strlen(names[i]) > w)
+			w = strlen(names[i]);
+	}
 	printf("%-*s  %-9s  %10s  %-22s  %s\n", (int)w, "trace", "exit", "violations",
 	       "first", "report");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct many_trace *t = &m->t[i];
 		struct msr_report_doc *doc = NULL;
 		struct msr_error err = MSR_ERROR_INIT;
-		char status[16], count[24] = "-";
+		char status[16], count[24] = "-", *report = NULL;
 		const char *first = "-";
 		int code = row_exit(m, t, status, sizeof(status));
 
@@ -697,12 +709,16 @@ static int print_table(const struct many_run *m)
 				 (unsigned long long)msr_report_doc_violations(doc));
 			if (msr_report_doc_count(doc))
 				first = msr_report_doc_get(doc, 0)->kind;
+			report = mlist_quote(t->report);
 		}
-		printf("%-*s  %-9s  %10s  %-22s  %s\n", (int)w, t->trace, status, count,
-		       first, doc ? t->report : "(not written)");
+		printf("%-*s  %-9s  %10s  %-22s  %s\n", (int)w, names[i], status, count,
+		       first, report ? report : doc ? t->report : "(not written)");
+		free(report);
+		free(names[i]);
 		msr_report_doc_free(doc);
 		msr_error_clear(&err);
 	}
+	free(names);
 	fflush(stdout);
 	if (unusable)
 		return m->bisect ? MSR_EXIT_BISECT_SKIP : MSR_EXIT_UNUSABLE;

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 static bool is_blank(char c)
 {
@@ -62,4 +64,35 @@ const char *mlist_fields(char *line, char **f, unsigned max, unsigned *nf,
 			r++; /* past the blank: the terminator may go there */
 		*w = '\0';
 	}
+}
+
+char *mlist_quote(const char *field)
+{
+	size_t len = strlen(field), extra = 0;
+	bool quote = !len || field[0] == '#';
+	char *out, *w;
+
+	for (const char *c = field; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			extra++;
+		if (*c == '"' || *c == '\r' || *c == '\n' || is_blank(*c))
+			quote = true;
+	}
+	out = malloc(len + extra + 3);
+	if (!out)
+		return NULL;
+	if (!quote) {
+		memcpy(out, field, len + 1);
+		return out;
+	}
+	w = out;
+	*w++ = '"';
+	for (const char *c = field; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			*w++ = '\\';
+		*w++ = *c;
+	}
+	*w++ = '"';
+	*w = '\0';
+	return out;
 }

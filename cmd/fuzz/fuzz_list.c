@@ -5,9 +5,10 @@
  * Properties: the fields lie inside the line, hold no NUL, LF or field
  * separator the format cannot write back, and number at most 3; an error
  * names a column inside the line (or just past it); and writing the fields
- * back, each quoted with its quotes and backslashes escaped, gives a line
- * that splits into the same fields without error.
+ * back as mlist_quote writes them gives a line that splits into the same
+ * fields without error.
  */
+#define _GNU_SOURCE /* stpcpy */
 #include "fuzz-check.h"
 #include "many-list-internal.h"
 
@@ -15,19 +16,6 @@
 #include <string.h>
 
 #define FUZZ_FIELDS 3
-
-/* `in` quoted: "…" with \" and \\ escaped; returns the end of out. */
-static char *quote(char *out, const char *in)
-{
-	*out++ = '"';
-	for (; *in; in++) {
-		if (*in == '"' || *in == '\\')
-			*out++ = '\\';
-		*out++ = *in;
-	}
-	*out++ = '"';
-	return out;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,11 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w = back;
 	for (unsigned i = 0; i < nf; i++) {
 		size_t len = strlen(f[i]);
+		char *q;
 
 		FUZZ_CHECK(f[i] >= line && f[i] + len <= line + size);
 		FUZZ_CHECK(!memchr(f[i], '\n', len));
-		w = quote(w, f[i]);
+		q = mlist_quote(f[i]);
+		FUZZ_CHECK(q);
+		w = stpcpy(w, q);
 		*w++ = ' ';
+		free(q);
 	}
 	*w = '\0';
 	why = mlist_fields(back, g, FUZZ_FIELDS, &ng, &col);

@@ -132,6 +132,9 @@ expect_rc "--list with quoted paths and '#' in a path" 1 \
 	"$MSR" check --list quoted-list.txt -o q
 same_report "--list: quoted trace, steps and report" single/seed7.yaml "q/seed 7.yaml"
 same_report "--list: '#' inside a path is not a comment" single/run3.yaml q/bad.trace.yaml
+grep -q '^"seed 7/clean.trace"  *0  *0  *-  *"q/seed 7.yaml"$' stdout.txt &&
+	grep -q '^run#3/bad.trace  *1  *1  *load-value  *q/bad.trace.yaml$' stdout.txt
+ok $? "the table quotes the paths that hold blanks, as a list would"
 
 # --list - reads the list from standard input, e.g. from find(1)
 printf 'clean.trace clean.steps\nbad.trace bad.steps\n' |

@@ -1,10 +1,12 @@
 /*
  * test_many_list.c - the fields of a `check --list` line: blanks, quotes,
- * escapes, comments and the errors with their columns.
+ * escapes, comments and the errors with their columns; and fields written
+ * back quoted.
  */
 #include "many-list-internal.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LINE_MAX_TEST 256
@@ -111,4 +113,35 @@ Test(many_list, a_field_never_reads_past_the_line)
 
 	cr_expect_not_null(mlist_fields(line, f, 3, &nf, &col));
 	cr_expect_eq(col, 1);
+}
+
+static void expect_quote(const char *field, const char *want)
+{
+	char *q = mlist_quote(field);
+	char line[LINE_MAX_TEST], *f[3];
+	unsigned nf, col;
+
+	cr_assert_not_null(q);
+	cr_expect_str_eq(q, want, "quoting '%s'", field);
+	/* and it splits back into the field */
+	cr_assert_lt(strlen(q), sizeof(line));
+	strcpy(line, q);
+	cr_expect_null(mlist_fields(line, f, 3, &nf, &col), "%s", q);
+	cr_expect_eq(nf, 1, "%s", q);
+	if (nf == 1)
+		cr_expect_str_eq(f[0], field);
+	free(q);
+}
+
+Test(many_list, quote_only_what_needs_it)
+{
+	expect_quote("run7/nas.trace.zst", "run7/nas.trace.zst");
+	expect_quote("run#3/a.zst", "run#3/a.zst");
+	expect_quote("c:\\x", "c:\\x");
+	expect_quote("it\"s", "\"it\\\"s\"");
+	expect_quote("seed 7/nas.trace.zst", "\"seed 7/nas.trace.zst\"");
+	expect_quote("a\tb\\c", "\"a\tb\\\\c\"");
+	expect_quote("#1.zst", "\"#1.zst\"");
+	expect_quote("", "\"\"");
+	expect_quote("cr\r", "\"cr\r\"");
 }
