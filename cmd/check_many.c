@@ -236,8 +236,8 @@ static int read_list(struct many_run *m)
 		code = parse_list_line(m, buf, line);
 	}
 	if (code < 0 && ferror(f))
-		code = msr_cli_usage_error("check", "--list=%s: read error",
-					   list_name(m));
+		code = msr_cli_usage_error("check", "%s: read error: %s",
+					   list_name(m), strerror(errno));
 	if (!in)
 		fclose(f);
 	return code;
