@@ -242,7 +242,7 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	/* the producer holds chunk 0 from the start */
 	p->w = p->chunk[0];
 	p->wend = p->w + CPIPE_CHUNK;
-	if (msr_handoff_start(&p->h, CPIPE_CHUNKS - 1, helper_main, p)) {
+	if (msr_handoff_start(&p->h, "msr-tso", CPIPE_CHUNKS - 1, helper_main, p)) {
 		pipe_free(p);
 		return NULL;
 	}

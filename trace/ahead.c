@@ -114,7 +114,7 @@ struct msr_ahead *msr_ahead_start(msr_ahead_produce_fn produce, void *ctx)
 			return NULL;
 		}
 	}
-	if (msr_handoff_start(&a->h, AHEAD_SLOTS, ahead_main, a)) {
+	if (msr_handoff_start(&a->h, "msr-unzstd", AHEAD_SLOTS, ahead_main, a)) {
 		ahead_free(a);
 		return NULL;
 	}

@@ -1,12 +1,13 @@
 /*
  * handoff.c - start, wait for and join a buffer-passing helper thread.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "handoff.h"
 
 #include <errno.h>
 #include <signal.h>
 
-int msr_handoff_start(struct msr_handoff *h, unsigned space,
+int msr_handoff_start(struct msr_handoff *h, const char *name, unsigned space,
 		      void *(*run)(void *), void *arg)
 {
 	sigset_t all, old;
@@ -27,6 +28,8 @@ int msr_handoff_start(struct msr_handoff *h, unsigned space,
 		sem_destroy(&h->filled);
 		return -1;
 	}
+	/* only a label for the tools: a failure changes nothing else */
+	(void)pthread_setname_np(h->thread, name);
 	return 0;
 }
 

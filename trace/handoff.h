@@ -20,9 +20,10 @@ struct msr_handoff {
 	sem_t filled, space;
 };
 
-/* Set up both semaphores and start `run(arg)` on a new thread. 0, or -1
+/* Set up both semaphores and start `run(arg)` on a new thread named
+ * `name` (at most 15 bytes: what top -H, perf and gdb show). 0, or -1
  * with nothing left to undo. */
-int msr_handoff_start(struct msr_handoff *h, unsigned space,
+int msr_handoff_start(struct msr_handoff *h, const char *name, unsigned space,
 		      void *(*run)(void *), void *arg);
 
 /* sem_wait that goes on waiting when a signal interrupts it. */

@@ -2,12 +2,13 @@
  * test_trace_ahead.c - decompressing ahead in a helper thread: the same
  * events, steps, byte counts and errors as decompressing inline, on inputs
  * of many blocks; closing early (helper waiting or still decompressing);
- * an uncompressed input stays inline.
+ * an uncompressed input stays inline; the helper is named for top/perf.
  */
 #include <criterion/criterion.h>
 
 #include "trace_test_util.h"
 
+#include <dirent.h>
 #include <zstd.h>
 
 #define REPS 6000
@@ -238,6 +239,51 @@ Test(ahead, step_log_same_steps)
 	msr_steplog_close(b);
 	free(comp);
 	free(text);
+	unlink(path);
+	free(path);
+}
+
+/* Threads of this process whose name is `name` (/proc/self/task). */
+static unsigned threads_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *t;
+	unsigned n = 0;
+
+	cr_assert(d);
+	while ((t = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", t->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+Test(ahead, helper_thread_is_named)
+{
+	char *path = tt_tmpfile(".zst");
+	size_t nev;
+	struct msr_event *evs = write_trace(path, 1, 50, &nev), ev;
+	struct msr_trace_reader *r;
+	struct msr_error err = MSR_ERROR_INIT;
+
+	cr_assert_eq(threads_named("msr-unzstd"), 0);
+	cr_assert_eq(msr_trace_reader_open(path, NULL, &r, &err), MSR_OK);
+	cr_assert(msr_trace_reader_decompress_ahead(r));
+	cr_expect_eq(threads_named("msr-unzstd"), 1);
+	cr_assert_eq(msr_trace_reader_next(r, &ev, &err), MSR_OK);
+	msr_trace_reader_close(r);
+	cr_expect_eq(threads_named("msr-unzstd"), 0, "joined at close");
+	free(evs);
 	unlink(path);
 	free(path);
 }
