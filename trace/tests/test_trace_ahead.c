@@ -260,8 +260,10 @@ static unsigned threads_named(const char *name)
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", t->d_name);
 		if (!(f = fopen(path, "r")))
 			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
-			n++;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			n += !strcmp(comm, name);
+		}
 		fclose(f);
 	}
 	closedir(d);
