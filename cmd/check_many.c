@@ -233,7 +233,9 @@ static int read_list(struct many_run *m)
 						   MANY_LINE_MAX - 2);
 			break;
 		}
-		code = parse_list_line(m, buf, line);
+		/* a list saved by a Windows editor may start with a UTF-8 BOM */
+		code = parse_list_line(m, line == 1 && !strncmp(buf, "\xEF\xBB\xBF", 3)
+				       ? buf + 3 : buf, line);
 	}
 	if (code < 0 && ferror(f))
 		code = msr_cli_usage_error("check", "%s: read error: %s",

@@ -136,6 +136,12 @@ grep -q '^"seed 7/clean.trace"  *0  *0  *-  *"q/seed 7.yaml"$' stdout.txt &&
 	grep -q '^run#3/bad.trace  *1  *1  *load-value  *q/bad.trace.yaml$' stdout.txt
 ok $? "the table quotes the paths that hold blanks, as a list would"
 
+# a list saved on Windows: a UTF-8 byte-order mark, CR LF line ends
+mkdir bom
+printf '\357\273\277clean.trace clean.steps bom/clean.yaml\r\n' >bom-list.txt
+expect_rc "--list: a byte-order mark and CR LF" 0 "$MSR" check --list bom-list.txt
+same_report "--list: the BOM is not part of the first trace's path" single/clean.trace.yaml bom/clean.yaml
+
 # --list - reads the list from standard input, e.g. from find(1)
 printf 'clean.trace clean.steps\nbad.trace bad.steps\n' |
 	"$MSR" check --list - -o stdin-out >stdout.txt 2>stderr.txt
