@@ -291,14 +291,11 @@ static int derive_reports(struct many_run *m, const struct many_trace **by)
 
 		for (size_t i = 0; i < m->n; i++) {
 			struct many_trace *t = &m->t[i];
-			unsigned d = mpath_depth(t->trace);
 
 			if (!t->derived)
 				continue;
 			free(t->report);
-			/* d == 0: the path ends in "..", only its basename is used */
-			if (!(t->report = mpath_report(m->outdir, t->trace,
-							!d ? 1 : d < depth ? d : depth)))
+			if (!(t->report = mpath_report(m->outdir, t->trace, depth)))
 				return msr_cli_usage_error("check", "out of memory");
 		}
 		for (size_t i = 0; i < m->n; i++)

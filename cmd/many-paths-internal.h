@@ -18,14 +18,15 @@ unsigned mpath_depth(const char *trace);
 
 /* DIR/<the last `depth` components of trace, a trailing .zst removed>.yaml:
  * run7/nas.trace.zst at depth 1 -> DIR/nas.trace.yaml, at depth 2 ->
- * DIR/run7/nas.trace.yaml. `depth` is 1 or at most mpath_depth(trace). */
+ * DIR/run7/nas.trace.yaml. At most mpath_depth(trace) components are
+ * mirrored (the basename alone when that is 0), however large `depth`. */
 char *mpath_report(const char *dir, const char *trace, unsigned depth);
 
 /* "msync-replay." then the last `depth` components of trace joined by '.',
  * each with its dots made underscores: a JUnit class name that Jenkins
  * reads as packages and a class (run7/nas.trace.zst at depth 2 ->
  * msync-replay.run7.nas_trace_zst; at depth 1 the name a single-trace
- * check gives). `depth` is 1 or at most mpath_depth(trace). */
+ * check gives). Components as mpath_report mirrors them. */
 char *mpath_class(const char *trace, unsigned depth);
 
 /* The trace path up to the first '.' of its basename, then `suffix`:

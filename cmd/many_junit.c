@@ -87,11 +87,8 @@ static bool class_names(const char *const *traces, size_t n, char **cls)
 			deepest = mpath_depth(traces[i]);
 	for (unsigned depth = 1; !distinct && depth <= deepest; depth++) {
 		for (size_t i = 0; i < n; i++) {
-			unsigned d = mpath_depth(traces[i]);
-
 			free(cls[i]);
-			/* d == 0: the path ends in "..", only its basename */
-			if (!(cls[i] = mpath_class(traces[i], !d ? 1 : d < depth ? d : depth))) {
+			if (!(cls[i] = mpath_class(traces[i], depth))) {
 				free(sorted);
 				return false;
 			}

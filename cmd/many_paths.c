@@ -37,15 +37,19 @@ unsigned mpath_depth(const char *trace)
 	return n;
 }
 
-/* The last `depth` components of trace, last first, in comp/clen; returns
- * how many (at least 1: an empty basename when there is none) and adds
- * their lengths plus one each to *len. */
+/* The last `depth` components of trace, last first, in comp/clen: no more
+ * than mpath_depth(trace) counts, so a ".." is never mirrored unless it is
+ * the basename itself. Returns how many (at least 1: an empty basename
+ * when there is none) and adds their lengths plus one each to *len. */
 static unsigned last_components(const char *trace, unsigned depth,
 				const char *comp[MPATH_DEPTH_MAX],
 				size_t clen[MPATH_DEPTH_MAX], size_t *len)
 {
 	const char *end = trace + strlen(trace);
-	unsigned k = 0;
+	unsigned k = 0, d = mpath_depth(trace);
+
+	/* d == 0: the path ends in "..", only its basename */
+	depth = !d ? 1 : d < depth ? d : depth;
 
 	while (k < depth && k < MPATH_DEPTH_MAX &&
 	       (comp[k] = component_before(trace, &end, &clen[k])))

@@ -58,6 +58,10 @@ Test(many_paths, report_of_odd_paths_stays_in_dir)
 	expect_report("out", "x/..", 1, "out/...yaml");
 	expect_report("out", "/", 1, "out/.yaml");
 	expect_report("o/", "t", 1, "o//t.yaml");
+	/* a deeper ask stops at the "..", which is never mirrored */
+	expect_report("out", "../x/nas.trace", 5, "out/x/nas.trace.yaml");
+	expect_report("out", "a/../x/nas.trace", 3, "out/x/nas.trace.yaml");
+	expect_report("out", "x/..", 4, "out/...yaml");
 }
 
 static void expect_class(const char *trace, unsigned depth, const char *want)
@@ -76,6 +80,8 @@ Test(many_paths, class_names_mirror_trailing_components)
 	expect_class("run7/nas.trace.zst", 2, "msync-replay.run7.nas_trace_zst");
 	expect_class("/farm/v1.2/./run7//t", 3, "msync-replay.v1_2.run7.t");
 	expect_class("/", 1, "msync-replay.trace");
+	expect_class("../x/t.zst", 5, "msync-replay.x.t_zst");
+	expect_class("x/..", 3, "msync-replay.__");
 }
 
 Test(many_paths, steps_by_suffix)
