@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+struct mguard_board;
+
 /* True when the check command line names several traces, a --list, -j,
  * --steps-suffix or --steps-name: then msr_check_many handles it. */
 bool msr_check_many_wanted(int argc, char **argv);
@@ -16,8 +18,9 @@ bool msr_check_many_wanted(int argc, char **argv);
  * violations, else 0. */
 int msr_check_many(int argc, char **argv);
 
-/* The single-trace check (cmd_check.c), as one of `share` replays running
- * at once: they divide the automatic memory limit among them. */
-int msr_check_one(int argc, char **argv, unsigned share);
+/* The single-trace check (cmd_check.c), alone (board NULL) or as one of
+ * the replays running at once, in `seat` of the board on which they hold
+ * the automatic memory limit together (mem-guard-internal.h). */
+int msr_check_one(int argc, char **argv, struct mguard_board *board, unsigned seat);
 
 #endif /* MSR_CHECK_MANY_INTERNAL_H */

@@ -15,6 +15,7 @@
 #include "many-junit-internal.h"
 #include "many-list-internal.h"
 #include "many-paths-internal.h"
+#include "mem-guard-internal.h"
 #include "cmd.h"
 #include "report.h"
 
@@ -42,6 +43,7 @@ struct many_trace {
 	char *trace, *steps, *report;
 	unsigned line;  /* line in the --list file, 0 for a command-line trace */
 	pid_t pid;
+	unsigned seat;  /* on the memory board, while it runs */
 	int status;     /* raw waitpid status */
 	bool done;      /* ended (or could not be started) */
 	bool failed;    /* could not be started */
@@ -59,6 +61,10 @@ struct many_run {
 	const char *list, *outdir, *steps_suffix, *steps_name;
 	const char *junit;  /* one document for every trace */
 	struct mjunit *junit_parts; /* the replays' own, beside it */
+	/* the replays running at once hold the automatic memory limit
+	 * together; seat_taken[i]: a running replay sits at seat i */
+	struct mguard_board *board;
+	bool *seat_taken;
 	bool bisect;
 	bool quiet;
 	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
@@ -387,13 +393,13 @@ static unsigned online_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-/* Returns -1 to go on, or the exit code. */
 /* Replays running at once: -j, or fewer when there are fewer traces. */
 static unsigned many_at_once(const struct many_run *m)
 {
 	return m->jobs < m->n ? m->jobs : (unsigned)m->n;
 }
 
+/* Returns -1 to go on, or the exit code. */
 static int parse_many(int argc, char **argv, struct many_run *m)
 {
 	int c, idx = 0;
@@ -519,8 +525,7 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	}
 	av[ac++] = "--";
 	av[ac++] = t->trace;
-	/* the replays running at once share the automatic memory limit */
-	code = msr_check_one(ac, av, many_at_once(m));
+	code = msr_check_one(ac, av, m->board, t->seat);
 	for (size_t i = 0; i < m->npass; i++)
 		free(av[1 + i]);
 	free(av);
@@ -529,10 +534,16 @@ static void __attribute__((noreturn)) run_child(const struct many_run *m,
 	_exit(code);
 }
 
-static int start_child(const struct many_run *m, struct many_trace *t)
+static int start_child(struct many_run *m, struct many_trace *t)
 {
 	pid_t pid;
 	sigset_t stop, old_mask;
+	unsigned seat = 0;
+
+	/* at most many_at_once run, so a seat is free */
+	while (seat + 1 < m->board->seats && m->seat_taken[seat])
+		seat++;
+	t->seat = seat;
 
 	/* the table reads this path back: a report left by an earlier run
 	 * must not stand in for one this replay never wrote */
@@ -551,6 +562,7 @@ static int start_child(const struct many_run *m, struct many_trace *t)
 	if (pid < 0)
 		return -1;
 	t->pid = pid;
+	m->seat_taken[seat] = true;
 	return 0;
 }
 
@@ -588,6 +600,9 @@ static bool reap_one(struct many_run *m, struct many_trace **done)
 		if (m->t[i].pid == pid && !m->t[i].done) {
 			m->t[i].status = status;
 			m->t[i].done = true;
+			/* a replay killed by a signal left its last size there */
+			mguard_board_clear(m->board, m->t[i].seat);
+			m->seat_taken[m->t[i].seat] = false;
 			*done = &m->t[i];
 			return true;
 		}
@@ -792,6 +807,8 @@ static void release(struct many_run *m)
 	}
 	free(m->t);
 	mjunit_close(m->junit_parts);
+	mguard_board_destroy(m->board);
+	free(m->seat_taken);
 	free(m->pass);
 }
 
@@ -818,6 +835,9 @@ int msr_check_many(int argc, char **argv)
 			code = msr_cli_usage_error("check", "--junit %s: cannot create a "
 						   "working directory beside it: %s",
 						   m.junit, strerror(errno));
+		if (code < 0 && (!(m.board = mguard_board_create(many_at_once(&m))) ||
+				 !(m.seat_taken = calloc(m.board->seats, sizeof(bool)))))
+			code = msr_cli_usage_error("check", "out of memory");
 		if (code < 0) {
 			struct sigaction sa;
 

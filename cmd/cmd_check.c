@@ -736,10 +736,10 @@ int msr_cmd_check(int argc, char **argv)
 {
 	if (msr_check_many_wanted(argc, argv))
 		return msr_check_many(argc, argv);
-	return msr_check_one(argc, argv, 1);
+	return msr_check_one(argc, argv, NULL, 0);
 }
 
-int msr_check_one(int argc, char **argv, unsigned share)
+int msr_check_one(int argc, char **argv, struct mguard_board *board, unsigned seat)
 {
 	struct check_run run;
 	struct msr_report_filter filter;
@@ -760,7 +760,7 @@ int msr_check_one(int argc, char **argv, unsigned share)
 		code = MSR_EXIT_UNUSABLE;
 		goto out;
 	}
-	mguard_init(&run.guard, run.cfg.max_memory, share,
+	mguard_init(&run.guard, run.cfg.max_memory, board, seat,
 		    "--max-memory or limits.max_memory");
 	if ((rc = msr_history_create(CHECK_HISTORY_EVENTS, &run.hist, &err)) ||
 	    (rc = msr_report_create(&run.cfg, run.hist, &run.rep, &err)) ||

@@ -7,10 +7,15 @@
  * asks mguard_over every MGUARD_EVERY events and stops with a partial
  * report when the process's resident memory is over the limit.
  *
- * The limit is explicit (MiB) or automatic: 3/4 of the smaller of the
- * machine's memory and the memory limit of the process's cgroup (v2 or v1;
- * what Slurm and containers set), divided among the replays a `check -j`
- * runs at once. Reading the resident size is one pread of /proc/self/statm
+ * The limit is explicit (MiB, for each replay) or automatic: 3/4 of the
+ * smaller of the machine's memory and the memory limit of the process's
+ * cgroup (v2 or v1; what Slurm and containers set). The replays a `check
+ * -j` runs at once hold the automatic limit together: each publishes its
+ * resident size on a board the parent maps shared before it forks them,
+ * so one replay may grow past an even share while the others leave room,
+ * and only once their sum is over the limit do those above an even share
+ * stop. A replay's outcome then does not depend on -j unless memory really
+ * runs short. Reading the resident size is one pread of /proc/self/statm
  * (getrusage's peak where there is no /proc). No global state; never
  * prints or exits. Private to cmd/.
  */
@@ -19,6 +24,7 @@
 
 #include "trace.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,21 +33,41 @@
  * in between. */
 #define MGUARD_EVERY ((uint64_t)1 << 14)
 
+/* The resident sizes of the replays running at once, one seat each, in a
+ * MAP_SHARED mapping (made before the fork, so every child sees it). */
+struct mguard_board {
+	unsigned seats;
+	_Atomic uint64_t used[]; /* bytes; 0 = empty seat */
+};
+
+/* A board of `seats` (>= 1) empty seats; NULL when it cannot be mapped. */
+struct mguard_board *mguard_board_create(unsigned seats);
+void mguard_board_destroy(struct mguard_board *b);
+/* Empty a seat whose replay has ended (it may have died without a word). */
+void mguard_board_clear(struct mguard_board *b, unsigned seat);
+
 struct mguard {
 	uint64_t limit;     /* bytes */
 	int fd;             /* /proc/self/statm, -1 when not open */
 	uint64_t page;      /* bytes per page */
-	unsigned share;     /* replays sharing the automatic limit */
 	const char *knob;   /* what sets the limit; NULL = automatic */
+	/* the automatic limit held with other replays: NULL = alone */
+	struct mguard_board *board;
+	unsigned seat;
+	uint64_t others;    /* the others' sum at the last look */
 };
 
-/* Limit `mib` MiB, set by `knob` (e.g. "--max-memory"), or the automatic
- * one when 0, shared by `share` (>= 1) replays at once. */
-void mguard_init(struct mguard *g, uint64_t mib, unsigned share, const char *knob);
+/* Limit `mib` MiB for this replay, set by `knob` (e.g. "--max-memory"), or
+ * the automatic one when 0, held together with the replays on `board`
+ * (NULL = alone), where this one sits at `seat`. */
+void mguard_init(struct mguard *g, uint64_t mib, struct mguard_board *board,
+		 unsigned seat, const char *knob);
 void mguard_close(struct mguard *g);
 
 /* True when resident memory is over the limit; *used gets it in bytes
- * (0 when it cannot be read: then never over). */
+ * (0 when it cannot be read: then never over). On a board: publishes
+ * *used in its seat, and is over when *used alone is, or when the sum of
+ * all seats is and *used is above an even share of the limit. */
 bool mguard_over(struct mguard *g, uint64_t *used);
 
 /* The error of a replay of `trace` that mguard_over stopped after `events`
@@ -49,8 +75,8 @@ bool mguard_over(struct mguard *g, uint64_t *used);
 int mguard_error(const struct mguard *g, struct msr_error *err, const char *module,
 		 const char *trace, uint64_t events, uint64_t used);
 
-/* The automatic limit in bytes for `share` replays at once. */
-uint64_t mguard_auto(unsigned share);
+/* The automatic limit in bytes. */
+uint64_t mguard_auto(void);
 
 /* What the automatic limit reads, for the tests. mguard_cgroup_value: a
  * memory.max or memory.limit_in_bytes file's text in bytes, UINT64_MAX for

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -112,7 +113,7 @@ uint64_t mguard_cgroup_limit(const char *proc_cgroup, const char *root)
 	return best;
 }
 
-uint64_t mguard_auto(unsigned share)
+uint64_t mguard_auto(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	uint64_t mem = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize
@@ -125,17 +126,54 @@ uint64_t mguard_auto(unsigned share)
 		if (cg < mem)
 			mem = cg;
 	}
-	return mem / 4 * 3 / (share ? share : 1);
+	return mem / 4 * 3;
 }
 
-void mguard_init(struct mguard *g, uint64_t mib, unsigned share, const char *knob)
+static size_t board_size(unsigned seats)
+{
+	return sizeof(struct mguard_board) + (size_t)seats * sizeof(_Atomic uint64_t);
+}
+
+struct mguard_board *mguard_board_create(unsigned seats)
+{
+	struct mguard_board *b;
+
+	if (!seats)
+		return NULL;
+	b = mmap(NULL, board_size(seats), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	b->seats = seats;
+	for (unsigned i = 0; i < seats; i++)
+		atomic_init(&b->used[i], 0);
+	return b;
+}
+
+void mguard_board_destroy(struct mguard_board *b)
+{
+	if (b)
+		munmap(b, board_size(b->seats));
+}
+
+void mguard_board_clear(struct mguard_board *b, unsigned seat)
+{
+	if (b && seat < b->seats)
+		atomic_store_explicit(&b->used[seat], 0, memory_order_relaxed);
+}
+
+void mguard_init(struct mguard *g, uint64_t mib, struct mguard_board *board,
+		 unsigned seat, const char *knob)
 {
 	long psize = sysconf(_SC_PAGESIZE);
 
-	g->share = share ? share : 1;
 	g->knob = mib ? knob : NULL;
 	g->limit = mib ? (mib >= (UINT64_MAX >> 20) ? UINT64_MAX : mib << 20)
-		       : mguard_auto(g->share);
+		       : mguard_auto();
+	/* an explicit limit is each replay's own */
+	g->board = !mib && board && seat < board->seats ? board : NULL;
+	g->seat = seat;
+	g->others = 0;
 	g->page = psize > 0 ? (uint64_t)psize : 4096;
 	g->fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 }
@@ -145,6 +183,28 @@ void mguard_close(struct mguard *g)
 	if (g->fd >= 0)
 		close(g->fd);
 	g->fd = -1;
+	mguard_board_clear(g->board, g->seat);
+	g->board = NULL;
+}
+
+/* Publish `used` and sum the other seats. */
+static uint64_t board_others(struct mguard_board *b, unsigned seat, uint64_t used)
+{
+	uint64_t sum = 0;
+
+	atomic_store_explicit(&b->used[seat], used, memory_order_relaxed);
+	for (unsigned i = 0; i < b->seats; i++)
+		if (i != seat)
+			sum += atomic_load_explicit(&b->used[i], memory_order_relaxed);
+	return sum;
+}
+
+/* Over the shared limit: the sum is, and this replay holds more than an
+ * even share, so the replays that stop are the ones that made it so. */
+static bool over_shared(const struct mguard *g, uint64_t used)
+{
+	return g->board && used + g->others > g->limit &&
+	       used > g->limit / g->board->seats;
 }
 
 bool mguard_over(struct mguard *g, uint64_t *used)
@@ -168,23 +228,34 @@ bool mguard_over(struct mguard *g, uint64_t *used)
 		if (!getrusage(RUSAGE_SELF, &ru) && ru.ru_maxrss > 0)
 			*used = (uint64_t)ru.ru_maxrss << 10; /* KiB on Linux */
 	}
-	return *used > g->limit;
+	if (g->board && *used)
+		g->others = board_others(g->board, g->seat, *used);
+	return *used > g->limit || over_shared(g, *used);
 }
 
 int mguard_error(const struct mguard *g, struct msr_error *err, const char *module,
 		 const char *trace, uint64_t events, uint64_t used)
 {
+	/* rounded up: over a limit of N MiB reads N + 1 */
+	unsigned long long mib = (used + (1u << 20) - 1) >> 20;
+
+	if (used <= g->limit && over_shared(g, used))
+		return msr_error_set(err, MSR_E_NOMEM, module, trace,
+				     "memory limit reached after %llu events: %llu MiB "
+				     "resident, %llu MiB with the replays running beside "
+				     "it, over the automatic limit of %llu MiB they share; "
+				     "run fewer at once (-j) or give each its own limit "
+				     "(--max-memory)",
+				     (unsigned long long)events, mib,
+				     (unsigned long long)((used + g->others + (1u << 20) - 1) >> 20),
+				     (unsigned long long)(g->limit >> 20));
 	return msr_error_set(err, MSR_E_NOMEM, module, trace,
 			     "memory limit reached after %llu events: %llu MiB resident, "
-			     "the limit is %llu MiB (%s%s); memory grows with the "
+			     "the limit is %llu MiB (%s); memory grows with the "
 			     "addresses the trace touches: raise the limit if the "
 			     "machine has room",
-			     /* rounded up: over a limit of N MiB reads N + 1 */
-			     (unsigned long long)events,
-			     (unsigned long long)((used + (1u << 20) - 1) >> 20),
+			     (unsigned long long)events, mib,
 			     (unsigned long long)(g->limit >> 20),
 			     g->knob ? g->knob : "automatic: 3/4 of the machine's or the "
-						 "cgroup's memory",
-			     !g->knob && g->share > 1 ? ", shared by the replays running "
-							"at once" : "");
+						 "cgroup's memory");
 }

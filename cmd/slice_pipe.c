@@ -71,7 +71,8 @@ int msr_slice_pipe_open(struct msr_slice_pipe *p, const char *trace,
 		return rc;
 	if (o->has_max_memory)
 		p->cfg.max_memory = (size_t)o->max_memory;
-	mguard_init(&p->guard, p->cfg.max_memory, 1, "--max-memory or limits.max_memory");
+	mguard_init(&p->guard, p->cfg.max_memory, NULL, 0,
+		    "--max-memory or limits.max_memory");
 	p->guarded = true;
 	p->applied = 0;
 	p->trace = trace;

@@ -1,7 +1,8 @@
 /*
  * test_mem_guard.c - the memory limit of the replaying commands: cgroup
  * limits found on the way up from the process's cgroup (v2 and v1), the
- * automatic limit shared among replays, and the resident-size check.
+ * resident-size check, and the automatic limit held together by the
+ * replays on one board (in one process and across a fork).
  */
 #include "mem-guard-internal.h"
 
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char root[64];
@@ -96,16 +98,13 @@ Test(mguard, v1_memory_controller)
 		     (uint64_t)1 << 30, "memory among several controllers");
 }
 
-Test(mguard, automatic_limit_is_shared)
+Test(mguard, automatic_limit)
 {
-	uint64_t one = mguard_auto(1), four = mguard_auto(4);
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
-	cr_assert_gt(one, 0);
-	cr_assert_leq(one, (uint64_t)pages * (uint64_t)psize / 4 * 3,
+	cr_assert_gt(mguard_auto(), 0);
+	cr_assert_leq(mguard_auto(), (uint64_t)pages * (uint64_t)psize / 4 * 3,
 		      "at most 3/4 of the machine's memory");
-	cr_assert_eq(four, one / 4);
-	cr_assert_eq(mguard_auto(0), one, "0 replays count as one");
 }
 
 Test(mguard, over_the_limit)
@@ -113,27 +112,143 @@ Test(mguard, over_the_limit)
 	struct mguard g;
 	uint64_t used;
 
-	mguard_init(&g, 1, 1, "--max-memory");
+	mguard_init(&g, 1, NULL, 0, "--max-memory");
 	cr_assert_eq(g.limit, (uint64_t)1 << 20);
 	cr_assert(mguard_over(&g, &used), "any process holds more than 1 MiB");
 	cr_assert_gt(used, (uint64_t)1 << 20);
 	mguard_close(&g);
-	mguard_init(&g, (uint64_t)1 << 32, 1, "--max-memory");
+	mguard_init(&g, (uint64_t)1 << 32, NULL, 0, "--max-memory");
 	cr_assert_not(mguard_over(&g, &used));
 	cr_assert_gt(used, 0, "the resident size was read");
 	mguard_close(&g);
-	mguard_init(&g, 0, 2, "--max-memory");
-	cr_assert_eq(g.limit, mguard_auto(2), "0 MiB: the automatic limit");
+	mguard_init(&g, 0, NULL, 0, "--max-memory");
+	cr_assert_eq(g.limit, mguard_auto(), "0 MiB: the automatic limit");
+	cr_assert_null(g.knob);
 	mguard_close(&g);
+}
+
+/* This process's resident size, as a guard reads it. */
+static uint64_t resident(void)
+{
+	struct mguard g;
+	uint64_t used;
+
+	mguard_init(&g, 0, NULL, 0, "--max-memory");
+	mguard_over(&g, &used);
+	mguard_close(&g);
+	cr_assert_gt(used, 0);
+	return used;
+}
+
+Test(mguard, replays_on_a_board_hold_the_limit_together)
+{
+	struct mguard_board *b = mguard_board_create(2);
+	struct mguard a, c;
+	uint64_t r = resident(), used;
+
+	cr_assert_not_null(b);
+	cr_assert_eq(b->seats, 2);
+	mguard_init(&a, 0, b, 0, "--max-memory");
+	mguard_init(&c, 0, b, 1, "--max-memory");
+	cr_assert_eq(a.board, b);
+	/* both read this process's size r: alone under 1.5 r, together not */
+	a.limit = c.limit = r / 2 * 3;
+	cr_assert_not(mguard_over(&c, &used), "seat 0 still empty: %llu of %llu",
+		      (unsigned long long)used, (unsigned long long)c.limit);
+	cr_assert_eq(atomic_load(&b->used[1]), used, "the size is published");
+	cr_assert(mguard_over(&a, &used), "the sum of both seats is over");
+	cr_assert_geq(a.others, r / 4 * 3);
+	mguard_board_clear(b, 1);
+	cr_assert_not(mguard_over(&a, &used), "the other replay ended");
+	a.limit = c.limit = r / 2 * 5;
+	cr_assert_not(mguard_over(&c, &used));
+	cr_assert_not(mguard_over(&a, &used), "room for both under 2.5 r");
+	mguard_close(&c);
+	cr_assert_eq(atomic_load(&b->used[1]), 0, "closing empties the seat");
+	mguard_close(&a);
+	mguard_board_destroy(b);
+}
+
+Test(mguard, only_replays_above_an_even_share_stop)
+{
+	struct mguard_board *b = mguard_board_create(3);
+	struct mguard a;
+	uint64_t r = resident(), used;
+
+	cr_assert_not_null(b);
+	mguard_init(&a, 0, b, 0, "--max-memory");
+	a.limit = 4 * r; /* an even share is 4/3 r */
+	atomic_store(&b->used[2], 100 * r);
+	cr_assert_not(mguard_over(&a, &used),
+		      "the sum is over, but the replay in seat 2 made it so");
+	a.limit = r / 2 * 3;
+	cr_assert(mguard_over(&a, &used), "over an even share of 1.5 r / 3");
+	a.limit = r / 2;
+	mguard_board_clear(b, 2);
+	cr_assert(mguard_over(&a, &used), "over the whole limit alone");
+	mguard_close(&a);
+	mguard_board_destroy(b);
+}
+
+Test(mguard, an_explicit_limit_is_each_replays_own)
+{
+	struct mguard_board *b = mguard_board_create(2);
+	struct mguard a;
+	uint64_t used;
+
+	cr_assert_not_null(b);
+	mguard_init(&a, (uint64_t)1 << 32, b, 1, "--max-memory");
+	cr_assert_null(a.board);
+	atomic_store(&b->used[0], UINT64_MAX / 4);
+	cr_assert_not(mguard_over(&a, &used));
+	cr_assert_eq(atomic_load(&b->used[1]), 0, "nothing published");
+	mguard_close(&a);
+	cr_assert_null(mguard_board_create(0));
+	mguard_board_destroy(b);
+}
+
+Test(mguard, the_board_is_shared_with_forked_replays)
+{
+	struct mguard_board *b = mguard_board_create(2);
+	int status;
+
+	cr_assert_not_null(b);
+	for (int closes = 0; closes < 2; closes++) {
+		pid_t pid = fork();
+
+		cr_assert_geq(pid, 0);
+		if (!pid) {
+			struct mguard g;
+			uint64_t used;
+
+			mguard_init(&g, 0, b, 1, "--max-memory");
+			mguard_over(&g, &used);
+			if (closes)
+				mguard_close(&g);
+			_exit(used ? 0 : 1);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		if (closes)
+			cr_assert_eq(atomic_load(&b->used[1]), 0,
+				     "a replay that closes its guard empties its seat");
+		else
+			cr_assert_gt(atomic_load(&b->used[1]), (uint64_t)1 << 20,
+				     "the child's size reached the parent");
+		mguard_board_clear(b, 1);
+		cr_assert_eq(atomic_load(&b->used[1]), 0);
+	}
+	mguard_board_destroy(b);
 }
 
 Test(mguard, the_error_names_the_limit_and_where_it_comes_from)
 {
 	struct mguard g;
 	struct msr_error err = MSR_ERROR_INIT;
-	char text[512];
+	struct mguard_board *b = mguard_board_create(2);
+	char text[768];
 
-	mguard_init(&g, 64, 1, "limits.max_memory");
+	mguard_init(&g, 64, NULL, 0, "limits.max_memory");
 	cr_assert_eq(mguard_error(&g, &err, "slice", "t.zst", 16384, (uint64_t)70 << 20),
 		     MSR_E_NOMEM);
 	msr_error_format(&err, text, sizeof(text));
@@ -141,11 +256,27 @@ Test(mguard, the_error_names_the_limit_and_where_it_comes_from)
 			       "resident, the limit is 64 MiB (limits.max_memory)"), "%s", text);
 	mguard_close(&g);
 	msr_error_clear(&err);
-	mguard_init(&g, 0, 3, "limits.max_memory");
+	mguard_init(&g, 0, NULL, 0, "limits.max_memory");
 	mguard_error(&g, &err, "check", "t.zst", 32768, g.limit + 1);
 	msr_error_format(&err, text, sizeof(text));
-	cr_assert(strstr(text, "(automatic: 3/4 of the machine's or the cgroup's memory, "
-			       "shared by the replays running at once)"), "%s", text);
+	cr_assert(strstr(text, "(automatic: 3/4 of the machine's or the cgroup's memory); "),
+		  "%s", text);
 	mguard_close(&g);
 	msr_error_clear(&err);
+	/* over only together with the other replay */
+	cr_assert_not_null(b);
+	mguard_init(&g, 0, b, 0, "limits.max_memory");
+	g.limit = (uint64_t)100 << 20;
+	atomic_store(&b->used[1], (uint64_t)60 << 20);
+	g.others = (uint64_t)60 << 20;
+	mguard_error(&g, &err, "check", "t.zst", 49152, (uint64_t)70 << 20);
+	msr_error_format(&err, text, sizeof(text));
+	cr_assert(strstr(text, "t.zst: memory limit reached after 49152 events: 70 MiB "
+			       "resident, 130 MiB with the replays running beside it, over "
+			       "the automatic limit of 100 MiB they share; run fewer at "
+			       "once (-j) or give each its own limit (--max-memory)"),
+		  "%s", text);
+	mguard_close(&g);
+	msr_error_clear(&err);
+	mguard_board_destroy(b);
 }
