@@ -10,6 +10,8 @@
 ENG="$MSR_SOURCE_ROOT/testdata/engine"
 
 # The directory of a new child of this process's memory cgroup, or nothing.
+# Swap is turned off in it where that can be set: swapped-out pages are not
+# resident, and the sizes here must be.
 make_cgroup() {
 	local line path dir
 	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup)
@@ -18,14 +20,14 @@ make_cgroup() {
 		dir=/sys/fs/cgroup/memory${path%/}/msr-test-$$
 		mkdir "$dir" 2>/dev/null &&
 			echo $((512 << 20)) >"$dir/memory.limit_in_bytes" 2>/dev/null &&
-			echo 0 >"$dir/memory.swappiness" 2>/dev/null
+			{ echo 0 >"$dir/memory.swappiness" 2>/dev/null || true; }
 	else
 		line=$(grep '^0::' /proc/self/cgroup) || return 1
 		path=${line#0::}
 		dir=/sys/fs/cgroup${path%/}/msr-test-$$
 		mkdir "$dir" 2>/dev/null &&
 			echo $((512 << 20)) >"$dir/memory.max" 2>/dev/null &&
-			echo 0 >"$dir/memory.swap.max" 2>/dev/null
+			{ echo 0 >"$dir/memory.swap.max" 2>/dev/null || true; }
 	fi || { rmdir "$dir" 2>/dev/null; return 1; }
 	echo "$dir"
 }
@@ -35,7 +37,7 @@ if [ -z "$CG" ]; then
 	echo "1..0 # SKIP no memory cgroup can be made here"
 	exit 0
 fi
-trap 'rmdir "$CG" 2>/dev/null' EXIT
+trap 'rmdir "$CG" 2>/dev/null; rm -rf "$WORK"' EXIT
 
 in_cgroup() { # command... (run inside the cgroup)
 	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
