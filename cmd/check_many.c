@@ -44,6 +44,7 @@ struct many_trace {
 	unsigned line;  /* line in the --list file, 0 for a command-line trace */
 	pid_t pid;
 	unsigned seat;  /* on the memory board, while it runs */
+	uint64_t bytes; /* trace and step log on disk: the start order */
 	int status;     /* raw waitpid status */
 	bool done;      /* ended (or could not be started) */
 	bool failed;    /* could not be started */
@@ -65,6 +66,7 @@ struct many_run {
 	 * together; seat_taken[i]: a running replay sits at seat i */
 	struct mguard_board *board;
 	bool *seat_taken;
+	size_t *order;  /* indexes into t, in the order the replays start */
 	bool bisect;
 	bool quiet;
 	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
@@ -644,6 +646,53 @@ static void forward_signal(const struct many_run *m, int sig)
 			kill(m->t[i].pid, sig);
 }
 
+/* A regular file's size; a pipe or device counts as larger than any file
+ * (its writer may be waiting for the replay to open it), a missing file as
+ * 0 (its replay ends at once, saying why). */
+static uint64_t file_bytes(const char *path)
+{
+	struct stat st;
+
+	if (!path || stat(path, &st))
+		return 0;
+	return S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX / 2;
+}
+
+static int larger_first(const void *a, const void *b)
+{
+	const struct many_trace *x = *(const struct many_trace *const *)a;
+	const struct many_trace *y = *(const struct many_trace *const *)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x < y ? -1 : x > y; /* equal sizes: input order */
+}
+
+/* Start the largest inputs first, so that a long replay listed last does
+ * not run alone at the end while the other cores idle (longest processing
+ * time first; the trace's and step log's sizes stand in for the replay's
+ * length; equal sizes keep the input order). Fills m->order; false when
+ * memory is short. */
+static bool plan_start_order(struct many_run *m)
+{
+	const struct many_trace **by = malloc(m->n * sizeof(*by));
+
+	m->order = malloc(m->n * sizeof(*m->order));
+	if (!by || !m->order) {
+		free(by);
+		return false;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		m->t[i].bytes = file_bytes(m->t[i].trace) + file_bytes(m->t[i].steps);
+		by[i] = &m->t[i];
+	}
+	qsort(by, m->n, sizeof(*by), larger_first);
+	for (size_t i = 0; i < m->n; i++)
+		m->order[i] = (size_t)(by[i] - m->t);
+	free(by);
+	return true;
+}
+
 /* Run every trace, at most m->jobs at a time; a trace whose child cannot
  * be started counts as unusable, one never started is shown as such. */
 static void run_all(struct many_run *m)
@@ -659,12 +708,14 @@ static void run_all(struct many_run *m)
 			forwarded = true;
 		}
 		while (!many_signal && next < m->n && running < m->jobs) {
-			if (start_child(m, &m->t[next])) {
+			struct many_trace *t = &m->t[m->order[next]];
+
+			if (start_child(m, t)) {
 				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
-					m->t[next].trace, strerror(errno));
-				m->t[next].failed = true;
-				m->t[next].done = true;
-				show_progress(m, &tally, &m->t[next], running);
+					t->trace, strerror(errno));
+				t->failed = true;
+				t->done = true;
+				show_progress(m, &tally, t, running);
 			} else {
 				running++;
 			}
@@ -809,6 +860,7 @@ static void release(struct many_run *m)
 	mjunit_close(m->junit_parts);
 	mguard_board_destroy(m->board);
 	free(m->seat_taken);
+	free(m->order);
 	free(m->pass);
 }
 
@@ -836,7 +888,8 @@ int msr_check_many(int argc, char **argv)
 						   "working directory beside it: %s",
 						   m.junit, strerror(errno));
 		if (code < 0 && (!(m.board = mguard_board_create(many_at_once(&m))) ||
-				 !(m.seat_taken = calloc(m.board->seats, sizeof(bool)))))
+				 !(m.seat_taken = calloc(m.board->seats, sizeof(bool))) ||
+				 !plan_start_order(&m)))
 			code = msr_cli_usage_error("check", "out of memory");
 		if (code < 0) {
 			struct sigaction sa;

@@ -68,15 +68,35 @@ ok $? "-j1 and -j2 print the same table"
 ok $? "no progress lines when stderr is not a terminal"
 
 # --progress: a line per ended replay, in the order they end, with the
-# running counts; the last one says all are done
+# running counts; the last one says all are done. With -j1 they end in the
+# order they start: the largest input (trace and step log) first, here
+# clean (1410 + 160 bytes), trunc (343 + 160), bad (304 + 64)
 expect_rc "--progress" 2 "$MSR" check -j1 --progress -o prog --steps-suffix .steps \
 	clean.trace bad.trace trunc.trace
 grep "^msync-replay: \[" stderr.txt >progress.txt
 [ "$(sed -n 1p progress.txt)" = "msync-replay: [1/3] clean.trace: clean (exit 0); 0 with violations, 0 unusable, 0 running" ] &&
-	[ "$(sed -n 2p progress.txt)" = "msync-replay: [2/3] bad.trace: violations (exit 1); 1 with violations, 0 unusable, 0 running" ] &&
-	[ "$(sed -n 3p progress.txt)" = "msync-replay: [3/3] trunc.trace: unusable (exit 2); 1 with violations, 1 unusable, 0 running" ] &&
+	[ "$(sed -n 2p progress.txt)" = "msync-replay: [2/3] trunc.trace: unusable (exit 2); 0 with violations, 1 unusable, 0 running" ] &&
+	[ "$(sed -n 3p progress.txt)" = "msync-replay: [3/3] bad.trace: violations (exit 1); 1 with violations, 1 unusable, 0 running" ] &&
 	[ "$(wc -l <progress.txt)" -eq 3 ]
 ok $? "--progress: one line per replay with what it found and the totals so far"
+
+# The start order: a pipe first (its writer may be waiting), then the
+# files from the largest down, equal sizes in input order; the table
+# keeps the input order
+{ cat clean.trace; for _ in $(seq 100); do echo "# padding: the largest file"; done; } >big.trace
+cp bad.trace bad2.trace
+mkfifo pipe.trace
+cat clean.trace >pipe.trace &
+expect_rc "-j1 with a pipe and files of different sizes" 0 \
+	"$MSR" check -j1 --progress -o ord bad.trace bad2.trace big.trace pipe.trace
+kill $! 2>/dev/null
+[ "$(grep "^msync-replay: \[" stderr.txt | cut -d' ' -f3 | tr '\n' ' ')" = \
+	"pipe.trace: big.trace: bad.trace: bad2.trace: " ]
+ok $? "start order: the pipe, the largest file, then equal sizes as given"
+[ "$(sed -n '2,5p' stdout.txt | cut -d' ' -f1 | tr '\n' ' ')" = \
+	"bad.trace bad2.trace big.trace pipe.trace " ]
+ok $? "the table keeps the input order"
+rm pipe.trace
 expect_rc "--progress -j2" 2 "$MSR" check -j2 --progress -o prog --steps-suffix .steps \
 	clean.trace bad.trace trunc.trace
 [ "$(grep -c "^msync-replay: \[[123]/3\] " stderr.txt)" -eq 3 ] &&
