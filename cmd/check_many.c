@@ -66,7 +66,7 @@ struct many_run {
 	 * together; seat_taken[i]: a running replay sits at seat i */
 	struct mguard_board *board;
 	bool *seat_taken;
-	size_t *order;  /* indexes into t, in the order the replays start */
+	struct many_trace **order; /* the traces in the order their replays start */
 	bool bisect;
 	bool quiet;
 	int progress;   /* a line per ended replay: 1, 0, -1 = when stderr is a tty */
@@ -675,21 +675,13 @@ static int larger_first(const void *a, const void *b)
  * memory is short. */
 static bool plan_start_order(struct many_run *m)
 {
-	const struct many_trace **by = malloc(m->n * sizeof(*by));
-
-	m->order = malloc(m->n * sizeof(*m->order));
-	if (!by || !m->order) {
-		free(by);
+	if (!(m->order = malloc(m->n * sizeof(*m->order))))
 		return false;
-	}
 	for (size_t i = 0; i < m->n; i++) {
 		m->t[i].bytes = file_bytes(m->t[i].trace) + file_bytes(m->t[i].steps);
-		by[i] = &m->t[i];
+		m->order[i] = &m->t[i];
 	}
-	qsort(by, m->n, sizeof(*by), larger_first);
-	for (size_t i = 0; i < m->n; i++)
-		m->order[i] = (size_t)(by[i] - m->t);
-	free(by);
+	qsort(m->order, m->n, sizeof(*m->order), larger_first);
 	return true;
 }
 
@@ -708,7 +700,7 @@ static void run_all(struct many_run *m)
 			forwarded = true;
 		}
 		while (!many_signal && next < m->n && running < m->jobs) {
-			struct many_trace *t = &m->t[m->order[next]];
+			struct many_trace *t = m->order[next];
 
 			if (start_child(m, t)) {
 				fprintf(stderr, "msync-replay: %s: cannot start a replay: %s\n",
