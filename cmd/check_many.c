@@ -619,22 +619,26 @@ struct many_tally {
 static void show_progress(const struct many_run *m, struct many_tally *tally,
 			  const struct many_trace *t, size_t running)
 {
-	char text[32];
+	char text[32], *name;
 	int code;
 	const char *what;
 
 	if (!m->progress)
 		return;
 	code = row_exit(m, t, text, sizeof(text));
+	/* quoted as in the table, so a path holding ": " reads unambiguously */
+	name = mlist_quote(t->trace);
 	what = code == MSR_EXIT_CLEAN ? "clean"
 	       : code == MSR_EXIT_VIOLATIONS ? "violations" : "unusable";
 	tally->ended++;
 	tally->violations += code == MSR_EXIT_VIOLATIONS;
 	tally->unusable += code != MSR_EXIT_CLEAN && code != MSR_EXIT_VIOLATIONS;
 	fprintf(stderr, "msync-replay: [%zu/%zu] %s: %s (%s%s); %zu with violations, "
-		"%zu unusable, %zu running\n", tally->ended, m->n, t->trace, what,
+		"%zu unusable, %zu running\n", tally->ended, m->n,
+		name ? name : t->trace, what,
 		WIFEXITED(t->status) && !t->failed ? "exit " : "", text,
 		tally->violations, tally->unusable, running);
+	free(name);
 }
 
 /* SIGINT/SIGTERM: start nothing more, pass the signal on to the running

@@ -155,6 +155,10 @@ same_report "--list: '#' inside a path is not a comment" single/run3.yaml q/bad.
 grep -q '^"seed 7/clean.trace"  *0  *0  *-  *"q/seed 7.yaml"$' stdout.txt &&
 	grep -q '^run#3/bad.trace  *1  *1  *load-value  *q/bad.trace.yaml$' stdout.txt
 ok $? "the table quotes the paths that hold blanks, as a list would"
+expect_rc "--progress with quoted paths" 1 "$MSR" check -j1 --progress --list quoted-list.txt -o q
+grep -q '^msync-replay: \[[12]/2\] "seed 7/clean.trace": clean (exit 0);' stderr.txt &&
+	grep -q '^msync-replay: \[[12]/2\] run#3/bad.trace: violations (exit 1);' stderr.txt
+ok $? "--progress quotes them the same way"
 
 # a list saved on Windows: a UTF-8 byte-order mark, CR LF line ends
 mkdir bom
