@@ -63,9 +63,10 @@ struct many_run {
 	const char *junit;  /* one document for every trace */
 	struct mjunit *junit_parts; /* the replays' own, beside it */
 	/* the replays running at once hold the automatic memory limit
-	 * together; seat_taken[i]: a running replay sits at seat i */
+	 * together; seated[i]: the running replay at seat i, NULL when free
+	 * (reaping looks there, not through every trace of a long list) */
 	struct mguard_board *board;
-	bool *seat_taken;
+	struct many_trace **seated;
 	struct many_trace **order; /* the traces in the order their replays start */
 	bool bisect;
 	bool quiet;
@@ -543,7 +544,7 @@ static int start_child(struct many_run *m, struct many_trace *t)
 	unsigned seat = 0;
 
 	/* at most many_at_once run, so a seat is free */
-	while (seat + 1 < m->board->seats && m->seat_taken[seat])
+	while (seat + 1 < m->board->seats && m->seated[seat])
 		seat++;
 	t->seat = seat;
 
@@ -564,7 +565,7 @@ static int start_child(struct many_run *m, struct many_trace *t)
 	if (pid < 0)
 		return -1;
 	t->pid = pid;
-	m->seat_taken[seat] = true;
+	m->seated[seat] = t;
 	return 0;
 }
 
@@ -598,16 +599,19 @@ static bool reap_one(struct many_run *m, struct many_trace **done)
 	*done = NULL;
 	if (pid < 0)
 		return errno != EINTR;
-	for (size_t i = 0; i < m->n; i++)
-		if (m->t[i].pid == pid && !m->t[i].done) {
-			m->t[i].status = status;
-			m->t[i].done = true;
+	for (unsigned seat = 0; seat < m->board->seats; seat++) {
+		struct many_trace *t = m->seated[seat];
+
+		if (t && t->pid == pid) {
+			t->status = status;
+			t->done = true;
 			/* a replay killed by a signal left its last size there */
-			mguard_board_clear(m->board, m->t[i].seat);
-			m->seat_taken[m->t[i].seat] = false;
-			*done = &m->t[i];
+			mguard_board_clear(m->board, seat);
+			m->seated[seat] = NULL;
+			*done = t;
 			return true;
 		}
+	}
 	return true;
 }
 
@@ -855,7 +859,7 @@ static void release(struct many_run *m)
 	free(m->t);
 	mjunit_close(m->junit_parts);
 	mguard_board_destroy(m->board);
-	free(m->seat_taken);
+	free(m->seated);
 	free(m->order);
 	free(m->pass);
 }
@@ -884,7 +888,7 @@ int msr_check_many(int argc, char **argv)
 						   "working directory beside it: %s",
 						   m.junit, strerror(errno));
 		if (code < 0 && (!(m.board = mguard_board_create(many_at_once(&m))) ||
-				 !(m.seat_taken = calloc(m.board->seats, sizeof(bool))) ||
+				 !(m.seated = calloc(m.board->seats, sizeof(*m.seated))) ||
 				 !plan_start_order(&m)))
 			code = msr_cli_usage_error("check", "out of memory");
 		if (code < 0) {
