@@ -649,9 +649,9 @@ static void show_progress(const struct many_run *m, struct many_tally *tally,
  * replays (each then writes its partial report), print the table. */
 static void forward_signal(const struct many_run *m, int sig)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (m->t[i].pid > 0 && !m->t[i].done)
-			kill(m->t[i].pid, sig);
+	for (unsigned seat = 0; seat < m->board->seats; seat++)
+		if (m->seated[seat])
+			kill(m->seated[seat]->pid, sig);
 }
 
 /* A regular file's size; a pipe or device counts as larger than any file
