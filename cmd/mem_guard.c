@@ -233,11 +233,16 @@ bool mguard_over(struct mguard *g, uint64_t *used)
 	return *used > g->limit || over_shared(g, *used);
 }
 
+/* Bytes in MiB, rounded up: over a limit of N MiB reads N + 1. */
+static unsigned long long mib_up(uint64_t bytes)
+{
+	return (unsigned long long)((bytes + (1u << 20) - 1) >> 20);
+}
+
 int mguard_error(const struct mguard *g, struct msr_error *err, const char *module,
 		 const char *trace, uint64_t events, uint64_t used)
 {
-	/* rounded up: over a limit of N MiB reads N + 1 */
-	unsigned long long mib = (used + (1u << 20) - 1) >> 20;
+	unsigned long long mib = mib_up(used);
 
 	if (used <= g->limit && over_shared(g, used))
 		return msr_error_set(err, MSR_E_NOMEM, module, trace,
@@ -247,7 +252,7 @@ int mguard_error(const struct mguard *g, struct msr_error *err, const char *modu
 				     "run fewer at once (-j) or give each its own limit "
 				     "(--max-memory)",
 				     (unsigned long long)events, mib,
-				     (unsigned long long)((used + g->others + (1u << 20) - 1) >> 20),
+				     mib_up(used + g->others),
 				     (unsigned long long)(g->limit >> 20));
 	return msr_error_set(err, MSR_E_NOMEM, module, trace,
 			     "memory limit reached after %llu events: %llu MiB resident, "
