@@ -55,15 +55,8 @@ expect_rc() { # description expected-rc command...
 
 cp "$ENG/clean_load_store.trace" clean.trace
 cp "$ENG/clean_load_store.steps" clean.steps
-# The first N of 245,000 MEM_SLAMs a page apart (about 235 MiB resident),
-# then slams that touch nothing new.
-spray() { # N
-	awk -v n="$1" 'BEGIN { print "# msync-text 1"; for (i = 0; i < n; i++)
-		printf "MEM_SLAM  pa=0x%010x data=0x%016x bmask=0xff ts=%d\n",
-			i < 245000 ? i * 4096 : 0, i, i }'
-}
-spray 245100 | "$MSR" encode - -o spray.bin
-spray 245000 | "$MSR" encode - -o spray-head.bin
+# 245,000 MEM_SLAMs a page apart: about 235 MiB resident
+spray_trace 245000 spray.bin
 zstd -q spray.bin -o spray.trace.zst
 
 expect_rc "alone: the large replay fits the automatic limit" 0 \
@@ -75,18 +68,16 @@ ok $? "both replays are clean"
 
 # Two of them are over the limit together only while both are alive,
 # which timing alone does not ensure on a busy machine (one may finish
-# before the other has grown): each reads its trace from a pipe that holds
-# back the last slams until a replay has ended (at most a minute).
-head_bytes=$(stat -c %s spray-head.bin)
+# before the other has grown): each reads its trace from a pipe that is
+# closed only once a replay has ended (or a minute has passed).
 mkdir two.in && mkfifo two.in/spray.trace two.in/spray2.trace || exit 1
 feed() { # FIFO
 	{
-		head -c "$head_bytes" spray.bin
+		cat spray.bin
 		for _ in $(seq 600); do
 			ls two/*.yaml >/dev/null 2>&1 && break
 			sleep 0.1
 		done
-		tail -c "+$((head_bytes + 1))" spray.bin
 	} >"$1" 2>/dev/null &
 }
 feed two.in/spray.trace
