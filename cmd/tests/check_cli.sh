@@ -155,9 +155,11 @@ ok $? "step-log error names file:line:col and the field"
 [ "$(yget b.yaml summary.complete)" = false ] && [ "$(yget b.yaml summary.events)" -ge 1 ]
 ok $? "and the report covers the events replayed before it"
 
-# SIGINT while the trace is still arriving: a partial report, exit 2
+# SIGINT while the trace is still arriving: a partial report, exit 2 (the
+# writers below keep the pipe open until the replay has ended, however
+# long a busy machine takes to deliver the signal)
 mkfifo live
-( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
 writer=$!
 "$MSR" check live -o int.yaml 2>stderr.txt &
 pid=$!
@@ -165,13 +167,14 @@ wait_catching "$pid"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-wait "$writer"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
 [ "$rc" -eq 2 ] && [ "$(yget int.yaml summary.stopped)" = interrupted ] &&
 	[ "$(yget int.yaml summary.complete)" = false ]
 ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
 
 # SIGTERM does the same as SIGINT
-( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
 writer=$!
 "$MSR" check live -o term.yaml 2>stderr.txt &
 pid=$!
@@ -179,7 +182,8 @@ wait_catching "$pid"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-wait "$writer"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
 [ "$rc" -eq 2 ] && [ "$(yget term.yaml summary.stopped)" = interrupted ] &&
 	[ "$(yget term.yaml summary.complete)" = false ]
 ok $? "SIGTERM writes a partial report (stopped: interrupted) and exits 2"
@@ -274,14 +278,15 @@ grep -q -- "--max-memory=lots: expected MiB" stderr.txt; ok $? "says what it exp
 # kill -9 cannot be caught: the previous report stays whole, no half-written
 # file takes its place
 printf 'previous report\n' >kept.yaml
-( printf '# msync-text 1\nSSTEP tnum=0\n'; sleep 2 ) >live &
+( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
 writer=$!
 "$MSR" check live -o kept.yaml 2>stderr.txt &
 pid=$!
 wait_catching "$pid"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-wait "$writer"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
 [ "$(cat kept.yaml)" = "previous report" ]
 ok $? "kill -9 leaves the previous report untouched"
 
