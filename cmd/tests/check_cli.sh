@@ -155,35 +155,41 @@ ok $? "step-log error names file:line:col and the field"
 [ "$(yget b.yaml summary.complete)" = false ] && [ "$(yget b.yaml summary.events)" -ge 1 ]
 ok $? "and the report covers the events replayed before it"
 
-# SIGINT while the trace is still arriving: a partial report, exit 2 (the
-# writers below keep the pipe open until the replay has ended, however
-# long a busy machine takes to deliver the signal)
+# A trace still arriving: one step written to the FIFO `live`, which stays
+# open until hold_live_end, however long a busy machine takes to start the
+# replay and deliver a signal to it.
 mkfifo live
-( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
-writer=$!
+hold_live() {
+	( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
+	writer=$!
+}
+hold_live_end() {
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+}
+
+# SIGINT while the trace is still arriving: a partial report, exit 2
+hold_live
 "$MSR" check live -o int.yaml 2>stderr.txt &
 pid=$!
 wait_catching "$pid"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-kill "$writer" 2>/dev/null
-wait "$writer" 2>/dev/null
+hold_live_end
 [ "$rc" -eq 2 ] && [ "$(yget int.yaml summary.stopped)" = interrupted ] &&
 	[ "$(yget int.yaml summary.complete)" = false ]
 ok $? "SIGINT writes a partial report (stopped: interrupted) and exits 2"
 
 # SIGTERM does the same as SIGINT
-( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
-writer=$!
+hold_live
 "$MSR" check live -o term.yaml 2>stderr.txt &
 pid=$!
 wait_catching "$pid"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-kill "$writer" 2>/dev/null
-wait "$writer" 2>/dev/null
+hold_live_end
 [ "$rc" -eq 2 ] && [ "$(yget term.yaml summary.stopped)" = interrupted ] &&
 	[ "$(yget term.yaml summary.complete)" = false ]
 ok $? "SIGTERM writes a partial report (stopped: interrupted) and exits 2"
@@ -278,15 +284,13 @@ grep -q -- "--max-memory=lots: expected MiB" stderr.txt; ok $? "says what it exp
 # kill -9 cannot be caught: the previous report stays whole, no half-written
 # file takes its place
 printf 'previous report\n' >kept.yaml
-( printf '# msync-text 1\nSSTEP tnum=0\n'; exec sleep 60 ) >live &
-writer=$!
+hold_live
 "$MSR" check live -o kept.yaml 2>stderr.txt &
 pid=$!
 wait_catching "$pid"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-kill "$writer" 2>/dev/null
-wait "$writer" 2>/dev/null
+hold_live_end
 [ "$(cat kept.yaml)" = "previous report" ]
 ok $? "kill -9 leaves the previous report untouched"
 
