@@ -4,12 +4,12 @@
  *
  * Per strand: load and store rings (the store ring holds the store buffer,
  * the retired buffer and the RMO buffer as entry states) with per-key
- * chains of their live entries (youngest first), a ring of the
- * strand's pending commits and a small FIFO of outstanding L1 misses. Global:
- * the memory access buffer (MAB) of entries that await acknowledgements, one
- * EVICT FIFO per L2 bank, the per-core L1 pieces, the sparse memory image
- * and a bounded commit history. Nothing here is global or static mutable
- * state; nothing here prints or exits.
+ * chains of their live entries (youngest first) and a small FIFO of
+ * outstanding L1 misses. Global: the memory access buffer (MAB) of entries
+ * that await acknowledgements, lists of the commits awaiting answers per
+ * strand and line, one EVICT FIFO per L2 bank, the per-core L1 pieces, the
+ * sparse memory image and a bounded commit history. Nothing here is global
+ * or static mutable state; nothing here prints or exits.
  */
 #ifndef MSR_ENGINE_INTERNAL_H
 #define MSR_ENGINE_INTERNAL_H
@@ -118,7 +118,7 @@ struct fill_rec {
 
 struct strand {
 	struct msr_ring ld, st;   /* struct ld_ent, struct st_ent */
-	struct msr_ring pcommit;  /* uint64_t MAB seqs of pending commits */
+	uint64_t pend_n;          /* its commits in the engine's `pend` lists */
 	struct msr_map st_blocks; /* pa8 -> youngest live store (low 32 bits) */
 	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
@@ -144,6 +144,9 @@ struct mab_ent {
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
+	/* commit in a `pend` list: the next one of its strand to the line
+	 * (MAB seq, low 32 bits; its own = none) */
+	uint32_t pend_next;
 	uint64_t pa;      /* commit: pa8; evict: 16-byte piece */
 	uint64_t sseq, co;
 	uint64_t event, offset;
@@ -211,6 +214,11 @@ struct msr_engine {
 	struct strand *strands;
 	struct msr_ring mab;       /* struct mab_ent */
 	struct msr_ring *banks;    /* uint64_t MAB seqs of EVICTs, per bank */
+	/* commits awaiting answers per strand and L1 line (key line << 8 |
+	 * strand), oldest first: linked through mab_ent.pend_next; val the
+	 * oldest, aux the youngest (MAB seqs, low 32 bits). One small map
+	 * for all strands stays in cache. */
+	struct msr_map pend;
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;
@@ -445,9 +453,7 @@ void msr_eng_fills_answer(struct msr_engine *e, unsigned core, uint64_t pa,
 /* Live stores are within 2^32 of the tail: rebuild a seq from 32 bits. */
 static inline uint64_t msr_st_seq32(const struct strand *s, uint32_t v)
 {
-	uint64_t last = s->st.tail - 1;
-
-	return last - (uint32_t)((uint32_t)last - v);
+	return msr_ring_seq32(&s->st, v);
 }
 
 /* Youngest live store of the strand to block pa8 (0 = none). */
@@ -465,6 +471,10 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		    bool update);
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
+/* Commit `mseq` (m) at the MAB head is force-retired unanswered: it leaves
+ * its `pend` list. */
+void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
+		       const struct mab_ent *m);
 
 /* mab.c */
 /* A new MAB entry, not cleared: the caller sets or clears every field. */

@@ -186,7 +186,6 @@ int msr_engine_create(const struct msr_config *cfg,
 
 		msr_ring_init(&s->ld, sizeof(struct ld_ent), lim);
 		msr_ring_init(&s->st, sizeof(struct st_ent), lim);
-		msr_ring_init(&s->pcommit, sizeof(uint64_t), 0);
 		if (msr_map_init(&s->st_blocks, 16) < 0 ||
 		    msr_map_init(&s->ld_keys, 16) < 0)
 			goto nomem;
@@ -195,6 +194,8 @@ int msr_engine_create(const struct msr_config *cfg,
 		s->st_ack_cur = s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);
+	if (msr_map_init(&e->pend, 64) < 0)
+		goto nomem;
 	for (unsigned b = 0; b < cfg->l2_banks; b++)
 		msr_ring_init(&e->banks[b], sizeof(uint64_t), 0);
 	*out = e;
@@ -213,7 +214,6 @@ void msr_engine_destroy(struct msr_engine *e)
 		for (unsigned t = 0; t < e->nstrands; t++) {
 			msr_ring_release(&e->strands[t].ld);
 			msr_ring_release(&e->strands[t].st);
-			msr_ring_release(&e->strands[t].pcommit);
 			if (e->strands[t].st_blocks.slots)
 				msr_map_release(&e->strands[t].st_blocks);
 			if (e->strands[t].ld_keys.slots)
@@ -224,6 +224,8 @@ void msr_engine_destroy(struct msr_engine *e)
 		for (unsigned b = 0; b < e->cfg.l2_banks; b++)
 			msr_ring_release(&e->banks[b]);
 	msr_ring_release(&e->mab);
+	if (e->pend.slots)
+		msr_map_release(&e->pend);
 	msr_mem_release(e);
 	free(e->strands);
 	free(e->banks);

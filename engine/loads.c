@@ -23,17 +23,7 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 /* Live loads are within 2^32 of the tail: rebuild a seq from 32 bits. */
 static uint64_t ld_seq32(const struct strand *s, uint32_t v)
 {
-	uint64_t last = s->ld.tail - 1;
-
-	return last - (uint32_t)((uint32_t)last - v);
-}
-
-static uint64_t ld_youngest(struct strand *s, uint64_t key)
-{
-	uint32_t *v = msr_map_get(&s->ld_keys, key);
-	uint64_t q = v ? ld_seq32(s, *v) : 0;
-
-	return q >= s->ld.head && q < s->ld.tail ? q : 0;
+	return msr_ring_seq32(&s->ld, v);
 }
 
 /* Load `q` leaves its key chain (retired, dropped or popped). */
@@ -184,6 +174,8 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q
 									   : 0;
 			*v = (uint32_t)seq;
+			msr_ring_floor_keep(&s->ld, msr_map_aux(v), found,
+					    seq);
 		} else {
 			e->nomem = 1;
 		}
@@ -341,13 +333,28 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 		ld_push_fill(e, s, le, seq);
 }
 
-/* The oldest data-less live load with `key`: walk its chain back. */
-static struct ld_ent *ld_find_dataless(struct strand *s, uint64_t key,
-				       uint64_t *seq_out)
+/*
+ * Bind LD_DATA to the oldest data-less live load with `key`: walk its
+ * chain back to the key's floor (msr_ring_floor_keep), which then rises to
+ * the load found (the caller gives it its data). LD_DATA binds in program
+ * order per key, so the walk never passes the loads that have their data
+ * but have not retired: behind a load that never gets its data, all the
+ * strand's later loads, tens of thousands (loads retire in order).
+ */
+static struct ld_ent *ld_bind_dataless(struct msr_engine *e, struct strand *s,
+				       uint64_t key, uint64_t *seq_out)
 {
 	struct ld_ent *best = NULL;
+	uint32_t *v = msr_map_get(&s->ld_keys, key);
+	uint64_t q, floor, steps = 0;
 
-	for (uint64_t q = ld_youngest(s, key); q >= s->ld.head;) {
+	if (!v)
+		return NULL;
+	q = ld_seq32(s, *v);
+	if (q < s->ld.head || q >= s->ld.tail)
+		return NULL;
+	floor = ld_seq32(s, *msr_map_aux(v));
+	for (; q >= s->ld.head && q > floor; steps++) {
 		struct ld_ent *le = msr_ring_at(&s->ld, q);
 
 		if (!le)
@@ -358,6 +365,9 @@ static struct ld_ent *ld_find_dataless(struct strand *s, uint64_t key,
 		}
 		q = le->prev_same;
 	}
+	e->st.bind_steps += steps;
+	if (best)
+		*msr_map_aux(v) = (uint32_t)*seq_out;
 	return best;
 }
 
@@ -367,7 +377,7 @@ void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)
 	struct strand *s = &e->strands[t];
 	bool io = ev->pa & MSR_IO_BIT;
 	uint64_t key = io ? ev->pa : ev->pa & ~7ULL, seq;
-	struct ld_ent *le = ld_find_dataless(s, key, &seq);
+	struct ld_ent *le = ld_bind_dataless(e, s, key, &seq);
 
 	if (!le) {
 		msr_eng_report(e, MSR_V_UNMATCHED_LD_DATA, (int)t, 0, ev->pa, 0,

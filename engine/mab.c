@@ -83,6 +83,8 @@ struct mab_ent *msr_mab_push(struct msr_engine *e, uint64_t *seq)
 				 "; force-retired after %llu later entries",
 				 (unsigned long long)e->mab_window);
 			mab_leftover(e, m, why);
+			if (m->type == MAB_COMMIT)
+				msr_eng_pend_drop(e, e->mab.head, m);
 			m->await = 0;
 		}
 		msr_mab_retire(e);

@@ -37,13 +37,7 @@ int msr_engine_strand_inflight(const struct msr_engine *e, unsigned tnum,
 			out->uncommitted++;
 	}
 	out->fills = s->fill_n;
-	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
-		const uint64_t *mseq = msr_ring_at(&s->pcommit, q);
-		const struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
-
-		if (m && m->await)
-			out->answers++;
-	}
+	out->answers = s->pend_n;
 	return MSR_OK;
 }
 

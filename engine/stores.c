@@ -123,6 +123,7 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 
 		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
 		*v = (uint32_t)seq;
+		msr_ring_floor_keep(&s->st, msr_map_aux(v), found, seq);
 	} else {
 		e->nomem = 1;
 	}
@@ -137,27 +138,114 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	s->st_live_tail = s->st.tail;
 }
 
-/* Drop answered (or force-retired) commits from the front of the ring. */
-static void pcommit_trim(struct msr_engine *e, struct strand *s)
-{
-	while (s->pcommit.head < s->pcommit.tail) {
-		uint64_t *mseq = msr_ring_at(&s->pcommit, s->pcommit.head);
-		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+/*
+ * Commits awaiting ST_INV/ST_UPDATE answers, per strand and L1 line, in
+ * commit order: an answer takes the oldest commit of its strand to its line
+ * that awaits its core. A commit leaves its list when its last core answers
+ * or when it is force-retired (msr_eng_pend_drop), so a list holds only
+ * commits still waiting, all of them in the MAB: an answer looks at the
+ * commits to its own line only, however many others wait behind a commit
+ * whose answer never comes.
+ */
 
-		if (m && m->await)
-			break;
-		s->pcommit.head++;
-	}
+/* Listed commits are in the MAB: rebuild their seqs from 32 bits. */
+static uint64_t mab_seq32(const struct msr_engine *e, uint32_t v)
+{
+	return msr_ring_seq32(&e->mab, v);
 }
 
-/* The oldest uncommitted store of the strand to pa8: walk the block's chain
- * of live stores back to its oldest uncommitted entry. */
-static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
+/* The `pend` key of a strand's commits to the L1 line holding pa. */
+static uint64_t pend_key(const struct msr_engine *e, uint64_t pa,
+			 unsigned strand)
+{
+	return (pa & ~(uint64_t)(e->line - 1)) << 8 | strand;
+}
+
+/* Append commit `mseq` (m, awaiting answers) to its line's list. */
+static void pend_add(struct msr_engine *e, struct strand *s, uint64_t mseq,
+		     struct mab_ent *m)
+{
+	bool found;
+	uint32_t *v = msr_map_upsert(&e->pend, pend_key(e, m->pa, m->strand),
+				     &found);
+
+	if (!v) {
+		e->nomem = 1;
+		return;
+	}
+	m->pend_next = (uint32_t)mseq;
+	if (found) {
+		struct mab_ent *last = msr_ring_at(&e->mab,
+						   mab_seq32(e, *msr_map_aux(v)));
+
+		if (last)
+			last->pend_next = (uint32_t)mseq;
+	} else {
+		*v = (uint32_t)mseq;
+	}
+	*msr_map_aux(v) = (uint32_t)mseq;
+	s->pend_n++;
+}
+
+/* Unlink commit `mseq` (m) from the list at `v`; `prev` is the commit
+ * before it (0 = m is the oldest). */
+static void pend_unlink(struct msr_engine *e, struct strand *s, uint32_t *v,
+			uint64_t prev, uint64_t mseq, const struct mab_ent *m)
+{
+	uint64_t next = mab_seq32(e, m->pend_next);
+	bool youngest = next == mseq;
+
+	if (!prev) {
+		if (youngest)
+			msr_map_del_at(&e->pend, v);
+		else
+			*v = (uint32_t)next;
+	} else {
+		struct mab_ent *p = msr_ring_at(&e->mab, prev);
+
+		if (p)
+			p->pend_next = (uint32_t)(youngest ? prev : next);
+		if (youngest)
+			*msr_map_aux(v) = (uint32_t)prev;
+	}
+	s->pend_n--;
+}
+
+void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
+		       const struct mab_ent *m)
+{
+	struct strand *s = &e->strands[m->strand];
+	uint32_t *v = msr_map_get(&e->pend, pend_key(e, m->pa, m->strand));
+
+	/* the MAB retires in order and answered commits left at once: a
+	 * commit at the MAB head is the oldest of its list */
+	if (v && mab_seq32(e, *v) == mseq)
+		pend_unlink(e, s, v, 0, mseq, m);
+}
+
+/*
+ * Bind a commit to the oldest uncommitted store of the strand to pa8: walk
+ * the block's chain of live stores back to its floor (msr_ring_floor_keep),
+ * which then rises to the store found. Commits bind in program order per
+ * block, so the walk never passes the committed stores that wait for their
+ * commit to retire: behind a commit whose invalidation never came, tens of
+ * thousands (the MAB retires in order).
+ */
+static struct st_ent *st_bind_uncommitted(struct msr_engine *e,
+					  struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
 	struct st_ent *best = NULL;
+	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint64_t q, floor, steps = 0;
 
-	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
+	if (!v)
+		return NULL;
+	q = msr_st_seq32(s, *v);
+	if (q < s->st.head || q >= s->st.tail)
+		return NULL;
+	floor = msr_st_seq32(s, *msr_map_aux(v));
+	for (; q >= s->st.head && q > floor; steps++) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
 
 		if (!se)
@@ -168,6 +256,9 @@ static struct st_ent *st_find_uncommitted(struct strand *s, uint64_t pa8,
 		}
 		q = se->prev_same;
 	}
+	e->st.bind_steps += steps;
+	if (best)
+		*msr_map_aux(v) = (uint32_t)*seq_out;
 	return best;
 }
 
@@ -223,16 +314,8 @@ static void st_unmatched_commit(struct msr_engine *e,
 	m->co = co;
 	m->event = ev->index;
 	m->offset = ev->offset;
-	if (m->await) {
-		uint64_t *pc;
-
-		pcommit_trim(e, &e->strands[t]);
-		pc = msr_ring_push_raw(&e->strands[t].pcommit);
-		if (pc)
-			*pc = mseq;
-		else
-			e->nomem = 1;
-	}
+	if (m->await)
+		pend_add(e, &e->strands[t], mseq, m);
 	msr_mab_retire(e);
 }
 
@@ -286,11 +369,10 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	unsigned t = ev->tnum;
 	struct strand *s = &e->strands[t];
 	uint64_t pa8 = ev->pa & ~7ULL, sseq = 0, mseq, co = ++e->co;
-	struct st_ent *se = st_find_uncommitted(s, pa8, &sseq);
+	struct st_ent *se = st_bind_uncommitted(e, s, pa8, &sseq);
 	struct msr_src src;
 	struct mab_ent *m;
 	struct blk *b;
-	uint64_t *pc;
 	uint8_t zeroed = 0;
 
 	if (!se) {
@@ -331,14 +413,8 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	b = msr_mem_image(e, pa8, m->data, &m->known, m->src, &m->per_byte,
 			  &m->zmask);
 	st_record(e, m, se, zeroed, b);
-	if (m->await) {
-		pcommit_trim(e, s);
-		pc = msr_ring_push_raw(&s->pcommit);
-		if (pc)
-			*pc = mseq;
-		else
-			e->nomem = 1;
-	}
+	if (m->await)
+		pend_add(e, s, mseq, m);
 	st_emit_commit(e, ev, se, sseq, m, zeroed);
 	msr_mab_retire(e);
 }
@@ -380,23 +456,36 @@ void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
 	msr_eng_st_retire(e, s);
 }
 
-static struct mab_ent *st_find_pending(struct msr_engine *e, struct strand *s,
+/* The oldest commit of strand t to `line` that awaits core `bit`: its
+ * list slot in *v, the commit before it in *prev (0 = none). */
+static struct mab_ent *st_find_pending(struct msr_engine *e, unsigned t,
 				       uint64_t line, uint32_t bit,
-				       uint64_t *seq_out)
+				       uint64_t *seq_out, uint32_t **v,
+				       uint64_t *prev)
 {
-	uint64_t lmask = ~(uint64_t)(e->line - 1);
+	uint64_t q;
 
-	pcommit_trim(e, s);
-	for (uint64_t q = s->pcommit.head; q < s->pcommit.tail; q++) {
-		uint64_t *mseq = msr_ring_at(&s->pcommit, q);
-		struct mab_ent *m = msr_ring_at(&e->mab, *mseq);
+	*prev = 0;
+	*v = msr_map_get(&e->pend, pend_key(e, line, t));
+	if (!*v)
+		return NULL;
+	for (q = mab_seq32(e, **v);;) {
+		struct mab_ent *m = msr_ring_at(&e->mab, q);
+		uint64_t next;
 
-		if (m && (m->await & bit) && (m->pa & lmask) == line) {
-			*seq_out = *mseq;
+		if (!m)
+			return NULL;
+		e->st.bind_steps++; /* usually once: a commit per line */
+		if (m->await & bit) {
+			*seq_out = q;
 			return m;
 		}
+		next = mab_seq32(e, m->pend_next);
+		if (next == q)
+			return NULL;
+		*prev = q;
+		q = next;
 	}
-	return NULL;
 }
 
 /* The own core's L1 copy of the block takes the committed bytes. */
@@ -423,11 +512,13 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	unsigned t = ev->tnum;
 	unsigned core = update ? t / e->tpc : ev->cid;
 	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
+	struct strand *s = &e->strands[t];
 	struct mab_ent *m = NULL;
-	uint64_t mseq = 0;
+	uint64_t mseq = 0, prev = 0;
+	uint32_t *v = NULL;
 
 	if (core < e->cfg.cores)
-		m = st_find_pending(e, &e->strands[t], line, 1u << core, &mseq);
+		m = st_find_pending(e, t, line, 1u << core, &mseq, &v, &prev);
 	if (!update && core < e->cfg.cores)
 		msr_l1_drop_range(e, core, line, e->line);
 	if (!m) {
@@ -440,6 +531,8 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		return;
 	}
 	m->await &= ~(1u << core);
+	if (!m->await)
+		pend_unlink(e, s, v, prev, mseq, m);
 	if (update)
 		st_update_l1(e, core, m, ev);
 	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);

@@ -46,6 +46,28 @@ static inline void *msr_ring_at(const struct msr_ring *r, uint64_t seq)
 	return r->buf + (size_t)(seq & (r->cap - 1)) * r->esz;
 }
 
+/* The seq at or below the tail's last whose low 32 bits are v: a 32-bit
+ * reference to a live element (within 2^32 of the tail) made whole. */
+static inline uint64_t msr_ring_seq32(const struct msr_ring *r, uint32_t v)
+{
+	uint64_t last = r->tail - 1;
+
+	return last - (uint32_t)((uint32_t)last - v);
+}
+
+/*
+ * A chain's floor (a map slot's `aux` beside its youngest element): every
+ * element of the chain still waiting to be bound is above it. A new chain
+ * (`found` false) starts it just below its first element `seq`; raising a
+ * floor left below the ring's head keeps it within 2^32 of the tail.
+ */
+static inline void msr_ring_floor_keep(const struct msr_ring *r,
+				       uint32_t *floor, bool found, uint64_t seq)
+{
+	if (!found || msr_ring_seq32(r, *floor) < r->head)
+		*floor = (uint32_t)(found ? r->head - 1 : seq - 1);
+}
+
 static inline int msr_ring_full(const struct msr_ring *r)
 {
 	return r->limit && msr_ring_count(r) >= r->limit;
@@ -80,10 +102,13 @@ static inline uint64_t msr_hash64(uint64_t x)
  * Open-addressing (linear probing, backward-shift deletion) map from a
  * 64-bit key to a 32-bit value. Key UINT64_MAX is reserved (empty slot).
  * Key and value share a slot, so a hit costs one cache line, not two.
+ * `aux` is a second value in the slot's padding that some maps use (see
+ * msr_map_aux); it is undefined in a new slot and moves with `val`.
  */
 struct msr_map_slot {
 	uint64_t key;
 	uint32_t val;
+	uint32_t aux;
 };
 
 struct msr_map {
@@ -123,6 +148,13 @@ static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 			return NULL;
 		i = (i + 1) & mask;
 	}
+}
+
+/* The `aux` value of the slot whose `val` the functions below returned. */
+static inline uint32_t *msr_map_aux(uint32_t *val)
+{
+	return &((struct msr_map_slot *)(void *)((char *)val -
+		offsetof(struct msr_map_slot, val)))->aux;
 }
 
 /* Insert absent `key` at its free probe slot i (growing if needed). */

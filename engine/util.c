@@ -101,15 +101,14 @@ void msr_map_release(struct msr_map *m)
 	m->cap = m->count = 0;
 }
 
-/* Place a key known to be absent (there is room). */
-static void map_insert(struct msr_map *m, uint64_t key, uint32_t val)
+/* Place a slot whose key is known to be absent (there is room). */
+static void map_insert(struct msr_map *m, const struct msr_map_slot *sl)
 {
-	size_t i = map_home(m, key);
+	size_t i = map_home(m, sl->key);
 
 	while (m->slots[i].key != UINT64_MAX)
 		i = (i + 1) & (m->cap - 1);
-	m->slots[i].key = key;
-	m->slots[i].val = val;
+	m->slots[i] = *sl;
 }
 
 static __attribute__((noinline)) int map_grow(struct msr_map *m)
@@ -126,7 +125,7 @@ static __attribute__((noinline)) int map_grow(struct msr_map *m)
 	m->shift = old.shift - 1;
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slots[i].key != UINT64_MAX)
-			map_insert(m, old.slots[i].key, old.slots[i].val);
+			map_insert(m, &old.slots[i]);
 	free(old.slots);
 	return 0;
 }

@@ -1,0 +1,243 @@
+/*
+ * test_engine_bind.c - binding LD_DATA, ST_COMMIT and ST_INV to their
+ * entries stays a few steps per event when something never retires: a
+ * commit whose invalidation never comes holds every later commit in the
+ * MAB (it retires in order), so their stores stay live; a load that never
+ * gets its data holds every later load of its strand. The engine counts
+ * the entries it looks at (stats.bind_steps); these tests bound that count
+ * and check that the bindings stay the same as when nothing is stuck.
+ */
+#include "engine-test.h"
+
+#define C0 0 /* strand 0: core 0 */
+#define N 20000u
+
+/* A new engine with the given limits (0 keeps the default). */
+static struct tctx *t_new_limits(bool steps, size_t max_inflight,
+				 size_t mab_window)
+{
+	struct tctx *t = calloc(1, sizeof(*t));
+	struct msr_engine_sink sink = {t, t_on_commit, t_on_op, t_on_violation};
+	struct msr_error err = MSR_ERROR_INIT;
+
+	cr_assert_not_null(t);
+	msr_config_default(&t->cfg);
+	if (max_inflight)
+		t->cfg.max_inflight = max_inflight;
+	if (mab_window)
+		t->cfg.mab_window = mab_window;
+	cr_assert_eq(msr_engine_create(&t->cfg, &sink, &t->e, &err), MSR_OK);
+	if (steps) {
+		struct msr_step_source src = {t, t_step_next, t_step_remaining};
+
+		msr_engine_set_steps(t->e, &src);
+	}
+	return t;
+}
+
+static struct msr_engine_stats stats(const struct tctx *t)
+{
+	struct msr_engine_stats st;
+
+	msr_engine_get_stats(t->e, &st);
+	return st;
+}
+
+static struct msr_strand_inflight inflight(const struct tctx *t, unsigned tnum)
+{
+	struct msr_strand_inflight in;
+
+	cr_assert_eq(msr_engine_strand_inflight(t->e, tnum, &in), MSR_OK);
+	return in;
+}
+
+/* Store #1 of C0 commits to 0x2000 awaiting core 1, which never answers. */
+static void stuck_commit(struct tctx *t)
+{
+	st_issue(t, C0, 0x2000, 1, 0xff, MSR_IT_STORE, 1);
+	st_commit(t, C0, 0x2000, 0xff, 0x2, 1, 2);
+	st_ack(t, C0, 0, 3);
+}
+
+Test(bind, stores_behind_a_commit_that_never_retires)
+{
+	struct tctx *t = t_new(false);
+	struct msr_strand_inflight in;
+
+	stuck_commit(t);
+	/* a strand storing to one block over and over, as a lock would */
+	for (unsigned i = 0; i < N; i++) {
+		st_issue(t, C0, 0x1000, i, 0xff, MSR_IT_STORE, 10 + i);
+		st_commit(t, C0, 0x1000, 0xff, 0, 1, 10 + i);
+		st_ack(t, C0, 0, 10 + i);
+	}
+	cr_assert_eq(t->nv, 0);
+	/* every commit bound the store just issued, in program order */
+	for (unsigned k = 1; k < t->nc; k++)
+		cr_assert_eq(t->c[k].sseq, k + 1);
+	cr_assert_eq(stats(t).commits, N + 1);
+	cr_assert_leq(stats(t).bind_steps, 2 * (N + 1));
+	in = inflight(t, C0);
+	cr_assert_eq(in.stores, N + 1); /* none retired: the MAB head waits */
+	cr_assert_eq(in.uncommitted, 0);
+	cr_assert_eq(in.answers, 1);
+	t_finish(t);
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 1);
+	t_free(t);
+}
+
+Test(bind, answers_pass_a_commit_that_never_gets_its_own)
+{
+	struct tctx *t = t_new(false);
+
+	stuck_commit(t);
+	/* commits to the stuck commit's line and to another one, each
+	 * answered by core 2 at once */
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t pa = i % 2 ? 0x2008 : 0x1000;
+
+		st_issue(t, C0, pa, i, 0xff, MSR_IT_STORE, 10 + i);
+		st_commit(t, C0, pa, 0xff, 0x4, 1, 10 + i);
+		st_inv(t, 2, C0, pa, 10 + i);
+		st_ack(t, C0, 0, 10 + i);
+	}
+	cr_assert_eq(t->nv, 0);
+	/* a commit and an answer each: one step, two past the stuck one */
+	cr_assert_leq(stats(t).bind_steps, 3 * N + 1);
+	cr_assert_eq(inflight(t, C0).answers, 1);
+	st_inv(t, 1, C0, 0x2000, 50000); /* the late answer still binds */
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).answers, 0);
+	t_finish(t);
+	cr_assert_eq(t->nv, 0);
+	t_free(t);
+}
+
+Test(bind, answers_take_the_oldest_commit_awaiting_their_core)
+{
+	struct tctx *t = t_new(false);
+	const struct msr_violation *v;
+
+	/* three commits to one line: cores 1+2, 2, 1 */
+	st_issue(t, C0, 0x3000, 1, 0xff, MSR_IT_STORE, 1);
+	st_issue(t, C0, 0x3008, 2, 0xff, MSR_IT_STORE, 2);
+	st_issue(t, C0, 0x3000, 3, 0xff, MSR_IT_STORE, 3);
+	st_commit(t, C0, 0x3000, 0xff, 0x6, 1, 4);
+	st_commit(t, C0, 0x3008, 0xff, 0x4, 1, 5);
+	st_commit(t, C0, 0x3000, 0xff, 0x2, 1, 6);
+	cr_assert_eq(inflight(t, C0).answers, 3);
+	st_inv(t, 2, C0, 0x3000, 7); /* the first */
+	st_inv(t, 2, C0, 0x3000, 8); /* the second (the first has core 2's) */
+	cr_assert_eq(inflight(t, C0).answers, 2);
+	st_inv(t, 1, C0, 0x3000, 9); /* the first: done */
+	cr_assert_eq(inflight(t, C0).answers, 1);
+	st_inv(t, 2, C0, 0x3000, 10); /* none left for core 2 */
+	v = find_kind(t, MSR_V_UNMATCHED_ST_INV);
+	cr_assert_not_null(v);
+	cr_assert_eq(v->event, 9);
+	st_inv(t, 1, C0, 0x3000, 11); /* the third: all answered */
+	cr_assert_eq(inflight(t, C0).answers, 0);
+	cr_assert_eq(t->nv, 1);
+	for (unsigned i = 0; i < 3; i++)
+		st_ack(t, C0, 0, 12);
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	t_finish(t);
+	cr_assert_eq(t->nv, 1);
+	t_free(t);
+}
+
+Test(bind, force_retired_commit_leaves_the_answers)
+{
+	struct tctx *t = t_new_limits(false, 0, 4);
+
+	stuck_commit(t);
+	for (unsigned i = 0; i < 6; i++) {
+		st_issue(t, C0, 0x2000, i, 0xff, MSR_IT_STORE, 10 + i);
+		st_commit(t, C0, 0x2000, 0xff, 0x4, 1, 10 + i);
+		st_inv(t, 2, C0, 0x2000, 10 + i);
+		st_ack(t, C0, 0, 10 + i);
+	}
+	/* after 4 later entries the stuck commit was given up */
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 1);
+	cr_assert_eq(inflight(t, C0).answers, 0);
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	st_inv(t, 1, C0, 0x2000, 30); /* too late: nothing awaits core 1 */
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_INV), 1);
+	cr_assert_eq(t->nv, 2);
+	t_finish(t);
+	cr_assert_eq(t->nv, 2);
+	t_free(t);
+}
+
+Test(bind, loads_behind_a_load_that_never_gets_its_data)
+{
+	struct tctx *t = t_new(false);
+
+	ld_issue(t, C0, 0x2000, 3, MSR_IT_LOAD, 1); /* its data comes last */
+	for (unsigned i = 0; i < N; i++) {
+		ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 10 + i);
+		ld_data(t, C0, 0x1000, MSR_DSRC_L2, 10 + i);
+	}
+	cr_assert_eq(inflight(t, C0).loads, N + 1); /* none retired */
+	ld_data(t, C0, 0x2000, MSR_DSRC_L2, 50000);
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	cr_assert_leq(stats(t).bind_steps, 2 * (N + 1));
+	t_finish(t);
+	t_free(t);
+}
+
+Test(bind, load_data_skips_loads_that_got_theirs_with_a_quad_load)
+{
+	struct tctx *t = t_new(false);
+
+	ld_issue(t, C0, 0x4008, 3, MSR_IT_LOAD, 1);       /* A: block 0x4008 */
+	ld_issue(t, C0, 0x4000, 4, MSR_IT_QUAD_LOAD, 2);  /* Q: 0x4000, 0x4008 */
+	ld_issue(t, C0, 0x4008, 3, MSR_IT_LOAD, 3);       /* B: block 0x4008 */
+	ld_data(t, C0, 0x4000, MSR_DSRC_L2, 4); /* Q, both blocks */
+	ld_data(t, C0, 0x4008, MSR_DSRC_L2, 5); /* A, the oldest waiting */
+	ld_data(t, C0, 0x4008, MSR_DSRC_L2, 6); /* B: Q's second has its data */
+	cr_assert_eq(t->nv, 0);
+	ld_data(t, C0, 0x4008, MSR_DSRC_L2, 7);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_LD_DATA), 1);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	t_finish(t);
+	t_free(t);
+}
+
+Test(bind, stores_bind_in_order_across_pops_and_drops)
+{
+	struct tctx *t = t_new_limits(false, 4, 0);
+
+	st_issue(t, C0, 0x5000, 1, 0xff, MSR_IT_STORE, 1); /* sseq 1 */
+	st_issue(t, C0, 0x5000, 2, 0xff, MSR_IT_STORE, 2); /* 2, popped */
+	simple(t, MSR_ST_POP, C0);
+	st_issue(t, C0, 0x5000, 3, 0xff, MSR_IT_STORE, 3); /* 3 */
+	st_commit(t, C0, 0x5000, 0xff, 0, 1, 4);
+	st_commit(t, C0, 0x5000, 0xff, 0, 1, 5);
+	st_ack(t, C0, 0, 5);
+	st_ack(t, C0, 0, 5);
+	cr_assert_eq(t->nc, 2);
+	cr_assert_eq(t->c[0].sseq, 1);
+	cr_assert_eq(t->c[1].sseq, 3);
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	/* the fifth of 4..8 finds the buffer full: 4 is dropped */
+	for (unsigned i = 0; i < 5; i++)
+		st_issue(t, C0, 0x5008, 4 + i, 0xff, MSR_IT_STORE, 6 + i);
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 1);
+	st_commit(t, C0, 0x5008, 0xff, 0, 1, 20);
+	st_ack(t, C0, 0, 20);
+	cr_assert_eq(t->c[2].sseq, 5);
+	simple(t, MSR_ST_POP, C0); /* 8 */
+	st_issue(t, C0, 0x5008, 9, 0xff, MSR_IT_STORE, 21); /* 9 */
+	for (unsigned k = 0; k < 3; k++)
+		st_commit(t, C0, 0x5008, 0xff, 0, 1, 22 + k);
+	cr_assert_eq(t->nc, 6);
+	cr_assert_eq(t->c[3].sseq, 6);
+	cr_assert_eq(t->c[4].sseq, 7);
+	cr_assert_eq(t->c[5].sseq, 9);
+	st_commit(t, C0, 0x5008, 0xff, 0, 1, 30);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_COMMIT), 1);
+	cr_assert_eq(t->nv, 2);
+	t_free(t);
+}
