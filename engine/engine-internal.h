@@ -214,6 +214,9 @@ struct msr_engine {
 	struct strand *strands;
 	struct msr_ring mab;       /* struct mab_ent */
 	struct msr_ring *banks;    /* uint64_t MAB seqs of EVICTs, per bank */
+	/* per bank and core: no EVICT of the bank below this FIFO position
+	 * awaits the core (answers take them in order) */
+	uint64_t *evict_floor;     /* [bank * cores + core] */
 	/* commits awaiting answers per strand and L1 line (key line << 8 |
 	 * strand), oldest first: linked through mab_ent.pend_next; val the
 	 * oldest, aux the youngest (MAB seqs, low 32 bits). One small map

@@ -179,7 +179,9 @@ int msr_engine_create(const struct msr_config *cfg,
 	lim = cfg->max_inflight;
 	e->strands = calloc(e->nstrands, sizeof(*e->strands));
 	e->banks = calloc(cfg->l2_banks, sizeof(*e->banks));
-	if (!e->strands || !e->banks || msr_mem_init(e) < 0)
+	e->evict_floor = calloc((size_t)cfg->l2_banks * cfg->cores,
+				sizeof(*e->evict_floor));
+	if (!e->strands || !e->banks || !e->evict_floor || msr_mem_init(e) < 0)
 		goto nomem;
 	for (unsigned t = 0; t < e->nstrands; t++) {
 		struct strand *s = &e->strands[t];
@@ -229,6 +231,7 @@ void msr_engine_destroy(struct msr_engine *e)
 	msr_mem_release(e);
 	free(e->strands);
 	free(e->banks);
+	free(e->evict_floor);
 	free(e);
 }
 

@@ -324,8 +324,9 @@ struct msr_engine_stats {
 	uint64_t commits;
 	uint64_t other_messages;
 	uint64_t learned_bytes;  /* memory bytes adopted from first observation */
-	/* entries looked at to bind LD_DATA, ST_COMMIT and ST_INV/ST_UPDATE
-	 * (a few per event, whatever the trace: the cost stays O(1)) */
+	/* entries looked at to bind LD_DATA, ST_COMMIT, ST_INV/ST_UPDATE and
+	 * EVICT_INV (a few per event, whatever the trace: the cost stays
+	 * O(1)) */
 	uint64_t bind_steps;
 	uint64_t violations;
 	uint64_t per_kind[MSR_V_COUNT];

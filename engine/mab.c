@@ -164,21 +164,30 @@ void msr_eng_evict(struct msr_engine *e, const struct msr_event *ev)
 	msr_mab_retire(e);
 }
 
+/* An EVICT_INV answers the oldest EVICT of its bank awaiting its core:
+ * the scan starts at the bank's floor for that core, past the EVICTs it
+ * answered or found not waiting for it, so it never passes the same ones
+ * again (behind an EVICT whose answer never comes, the bank's FIFO keeps
+ * every later EVICT until the MAB window gives it up). */
 void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 {
 	unsigned core = ev->cid, bank = ev->bank;
 	struct msr_ring *r;
+	uint64_t *floor, q;
 
 	if (core >= e->cfg.cores || bank >= e->cfg.l2_banks)
 		goto unmatched;
 	r = &e->banks[bank];
 	bank_trim(e, r);
-	for (uint64_t q = r->head; q < r->tail; q++) {
+	floor = &e->evict_floor[(size_t)bank * e->cfg.cores + core];
+	for (q = *floor > r->head ? *floor : r->head; q < r->tail; q++) {
 		struct mab_ent *m = msr_ring_at(&e->mab,
 						*(uint64_t *)msr_ring_at(r, q));
 
+		e->st.bind_steps++;
 		if (!m || !(m->await & (1u << core)))
 			continue;
+		*floor = q + 1;
 		m->await &= ~(1u << core);
 		msr_l1_drop_range(e, core, m->pa, 16);
 		msr_eng_fills_answer(e, core, m->pa, 16,
@@ -187,6 +196,7 @@ void msr_eng_evict_inv(struct msr_engine *e, const struct msr_event *ev)
 			msr_mab_retire(e);
 		return;
 	}
+	*floor = q;
 unmatched:
 	msr_eng_report(e, MSR_V_UNMATCHED_EVICT_INV, -1, 0, 0, 0,
 		       "core %u answered an eviction of L2 bank %u at cycle %u, but no eviction of that bank awaits core %u",

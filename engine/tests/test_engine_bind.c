@@ -1,9 +1,10 @@
 /*
- * test_engine_bind.c - binding LD_DATA, ST_COMMIT and ST_INV to their
- * entries stays a few steps per event when something never retires: a
- * commit whose invalidation never comes holds every later commit in the
- * MAB (it retires in order), so their stores stay live; a load that never
- * gets its data holds every later load of its strand. The engine counts
+ * test_engine_bind.c - binding LD_DATA, ST_COMMIT, ST_INV and EVICT_INV
+ * to their entries stays a few steps per event when something never
+ * retires: a commit whose invalidation never comes holds every later
+ * commit in the MAB (it retires in order), so their stores stay live; an
+ * EVICT whose answer never comes keeps every later EVICT of its bank; a
+ * load that never gets its data holds every later load of its strand. The engine counts
  * the entries it looks at (stats.bind_steps); these tests bound that count
  * and check that the bindings stay the same as when nothing is stuck.
  */
@@ -166,6 +167,27 @@ Test(bind, force_retired_commit_leaves_the_answers)
 	cr_assert_eq(t->nv, 2);
 	t_finish(t);
 	cr_assert_eq(t->nv, 2);
+	t_free(t);
+}
+
+Test(bind, evict_answers_pass_an_eviction_that_never_gets_its_own)
+{
+	struct tctx *t = t_new(false);
+
+	evict(t, 0x2000, 0x2, 1); /* bank 0; core 1 never answers */
+	for (unsigned i = 0; i < N; i++) {
+		/* bank 0 of 8: (pa >> 6) % 8 == 0 */
+		evict(t, 0x100000 + (i % 4096) * 0x200, 0x4, 10 + i);
+		evict_inv(t, 2, 0, 10 + i);
+	}
+	cr_assert_eq(t->nv, 0);
+	cr_assert_leq(stats(t).bind_steps, 2 * N);
+	evict_inv(t, 1, 0, 50000); /* the late answer still binds */
+	cr_assert_eq(t->nv, 0);
+	evict_inv(t, 2, 0, 50001); /* nothing left for core 2 */
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_EVICT_INV), 1);
+	t_finish(t);
+	cr_assert_eq(t->nv, 1);
 	t_free(t);
 }
 
