@@ -334,41 +334,24 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 }
 
 /*
- * Bind LD_DATA to the oldest data-less live load with `key`: walk its
- * chain back to the key's floor (msr_ring_floor_keep), which then rises to
- * the load found (the caller gives it its data). LD_DATA binds in program
- * order per key, so the walk never passes the loads that have their data
- * but have not retired: behind a load that never gets its data, all the
- * strand's later loads, tens of thousands (loads retire in order).
+ * Bind LD_DATA to the oldest data-less live load with `key` (the caller
+ * gives it its data). LD_DATA binds in program order per key, so the walk
+ * stops at the key's floor (msr_ring_chain_bind) and never passes the
+ * loads that have their data but have not retired: behind a load that
+ * never gets its data, all the strand's later loads, tens of thousands
+ * (loads retire in order).
  */
 static struct ld_ent *ld_bind_dataless(struct msr_engine *e, struct strand *s,
 				       uint64_t key, uint64_t *seq_out)
 {
-	struct ld_ent *best = NULL;
 	uint32_t *v = msr_map_get(&s->ld_keys, key);
-	uint64_t q, floor, steps = 0;
 
-	if (!v)
-		return NULL;
-	q = ld_seq32(s, *v);
-	if (q < s->ld.head || q >= s->ld.tail)
-		return NULL;
-	floor = ld_seq32(s, *msr_map_aux(v));
-	for (; q >= s->ld.head && q > floor; steps++) {
-		struct ld_ent *le = msr_ring_at(&s->ld, q);
-
-		if (!le)
-			break;
-		if (!(le->flags & (LDF_POPPED | LDF_DATA))) {
-			best = le;
-			*seq_out = q;
-		}
-		q = le->prev_same;
-	}
-	e->st.bind_steps += steps;
-	if (best)
-		*msr_map_aux(v) = (uint32_t)*seq_out;
-	return best;
+	return v ? msr_ring_chain_bind(&s->ld, v,
+				       offsetof(struct ld_ent, prev_same),
+				       offsetof(struct ld_ent, flags),
+				       LDF_POPPED | LDF_DATA, seq_out,
+				       &e->st.bind_steps)
+		 : NULL;
 }
 
 void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev)

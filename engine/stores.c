@@ -224,42 +224,24 @@ void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
 }
 
 /*
- * Bind a commit to the oldest uncommitted store of the strand to pa8: walk
- * the block's chain of live stores back to its floor (msr_ring_floor_keep),
- * which then rises to the store found. Commits bind in program order per
- * block, so the walk never passes the committed stores that wait for their
- * commit to retire: behind a commit whose invalidation never came, tens of
- * thousands (the MAB retires in order).
+ * Bind a commit to the oldest uncommitted store of the strand to pa8.
+ * Commits bind in program order per block, so the walk stops at the
+ * block's floor (msr_ring_chain_bind) and never passes the committed
+ * stores that wait for their commit to retire: behind a commit whose
+ * invalidation never came, tens of thousands (the MAB retires in order).
  */
 static struct st_ent *st_bind_uncommitted(struct msr_engine *e,
 					  struct strand *s, uint64_t pa8,
 					  uint64_t *seq_out)
 {
-	struct st_ent *best = NULL;
 	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
-	uint64_t q, floor, steps = 0;
 
-	if (!v)
-		return NULL;
-	q = msr_st_seq32(s, *v);
-	if (q < s->st.head || q >= s->st.tail)
-		return NULL;
-	floor = msr_st_seq32(s, *msr_map_aux(v));
-	for (; q >= s->st.head && q > floor; steps++) {
-		struct st_ent *se = msr_ring_at(&s->st, q);
-
-		if (!se)
-			break;
-		if (!(se->flags & (STF_POPPED | STF_COMMITTED))) {
-			best = se;
-			*seq_out = q;
-		}
-		q = se->prev_same;
-	}
-	e->st.bind_steps += steps;
-	if (best)
-		*msr_map_aux(v) = (uint32_t)*seq_out;
-	return best;
+	return v ? msr_ring_chain_bind(&s->st, v,
+				       offsetof(struct st_ent, prev_same),
+				       offsetof(struct st_ent, flags),
+				       STF_POPPED | STF_COMMITTED, seq_out,
+				       &e->st.bind_steps)
+		 : NULL;
 }
 
 /* Apply the commit's bytes to L2; returns the bytes written in pa8. */

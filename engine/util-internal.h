@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * A FIFO whose elements are addressed by a sequence number that is never
@@ -155,6 +156,44 @@ static inline uint32_t *msr_map_aux(uint32_t *val)
 {
 	return &((struct msr_map_slot *)(void *)((char *)val -
 		offsetof(struct msr_map_slot, val)))->aux;
+}
+
+/*
+ * Bind to the oldest element of a ring's chain still waiting: walk back
+ * from its youngest (the map value *v) through each element's link to the
+ * next older one (a uint64_t seq at `prev_off`; below the head: none) down
+ * to the chain's floor in msr_map_aux(v) (msr_ring_floor_keep). An element
+ * waits unless its flags byte at `flags_off` has a bit of `done`. Binding
+ * is in order, so the floor rises to the element found and the walk never
+ * passes the elements at or below it again. Returns it (NULL: none) and
+ * its seq in *seq; adds the elements looked at to *steps.
+ */
+static inline void *msr_ring_chain_bind(const struct msr_ring *r,
+					uint32_t *v, size_t prev_off,
+					size_t flags_off, uint8_t done,
+					uint64_t *seq, uint64_t *steps)
+{
+	uint64_t q = msr_ring_seq32(r, *v), floor, n = 0;
+	unsigned char *best = NULL;
+
+	if (q < r->head || q >= r->tail)
+		return NULL;
+	floor = msr_ring_seq32(r, *msr_map_aux(v));
+	for (; q >= r->head && q > floor; n++) {
+		unsigned char *x = msr_ring_at(r, q);
+
+		if (!x)
+			break;
+		if (!(x[flags_off] & done)) {
+			best = x;
+			*seq = q;
+		}
+		memcpy(&q, x + prev_off, sizeof(q));
+	}
+	*steps += n;
+	if (best)
+		*msr_map_aux(v) = (uint32_t)*seq;
+	return best;
 }
 
 /* Insert absent `key` at its free probe slot i (growing if needed). */
