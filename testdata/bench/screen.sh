@@ -21,7 +21,7 @@
 #
 # Environment:
 #   MSR_SCREEN_EVENTS  events per trace (default 1000000: about a minute a run)
-#   MSR_SCREEN_SHAPES  shapes (default "random hot large deep")
+#   MSR_SCREEN_SHAPES  shapes (default "random hot large deep faulty")
 #   MSR_SCREEN_L2      the modelled cache as size,ways,line (default: this
 #                      machine's L2 from sysfs, else 1048576,8,64)
 #   MSR_SCREEN_OLD_OPTS, MSR_SCREEN_NEW_OPTS
@@ -38,7 +38,7 @@ fi
 cd "$work" || exit 2
 
 events=${MSR_SCREEN_EVENTS:-1000000}
-shapes=${MSR_SCREEN_SHAPES:-random hot large deep}
+shapes=${MSR_SCREEN_SHAPES:-random hot large deep faulty}
 
 l2_of_machine() {
 	local d
