@@ -88,8 +88,10 @@ static inline int t_step_remaining(void *ctx, unsigned tnum, uint64_t *count,
 	return MSR_OK;
 }
 
-/* A new engine with T2 defaults; `steps` attaches the step array. */
-static inline struct tctx *t_new(bool steps)
+/* A new engine with T2 defaults but the given limits (0 keeps the
+ * default); `steps` attaches the step array. */
+static inline struct tctx *t_new_limits(bool steps, size_t max_inflight,
+					size_t mab_window)
 {
 	struct tctx *t = calloc(1, sizeof(*t));
 	struct msr_engine_sink sink = {t, t_on_commit, t_on_op, t_on_violation};
@@ -97,6 +99,10 @@ static inline struct tctx *t_new(bool steps)
 
 	cr_assert_not_null(t);
 	msr_config_default(&t->cfg);
+	if (max_inflight)
+		t->cfg.max_inflight = max_inflight;
+	if (mab_window)
+		t->cfg.mab_window = mab_window;
 	cr_assert_eq(msr_engine_create(&t->cfg, &sink, &t->e, &err), MSR_OK);
 	if (steps) {
 		struct msr_step_source src = {t, t_step_next, t_step_remaining};
@@ -104,6 +110,12 @@ static inline struct tctx *t_new(bool steps)
 		msr_engine_set_steps(t->e, &src);
 	}
 	return t;
+}
+
+/* A new engine with T2 defaults; `steps` attaches the step array. */
+static inline struct tctx *t_new(bool steps)
+{
+	return t_new_limits(steps, 0, 0);
 }
 
 static inline void t_free(struct tctx *t)

@@ -4,37 +4,15 @@
  * retires: a commit whose invalidation never comes holds every later
  * commit in the MAB (it retires in order), so their stores stay live; an
  * EVICT whose answer never comes keeps every later EVICT of its bank; a
- * load that never gets its data holds every later load of its strand. The engine counts
- * the entries it looks at (stats.bind_steps); these tests bound that count
- * and check that the bindings stay the same as when nothing is stuck.
+ * load that never gets its data holds every later load of its strand. The
+ * engine counts the entries it looks at (stats.bind_steps); these tests
+ * bound that count and check that the bindings stay the same as when
+ * nothing is stuck.
  */
 #include "engine-test.h"
 
 #define C0 0 /* strand 0: core 0 */
 #define N 20000u
-
-/* A new engine with the given limits (0 keeps the default). */
-static struct tctx *t_new_limits(bool steps, size_t max_inflight,
-				 size_t mab_window)
-{
-	struct tctx *t = calloc(1, sizeof(*t));
-	struct msr_engine_sink sink = {t, t_on_commit, t_on_op, t_on_violation};
-	struct msr_error err = MSR_ERROR_INIT;
-
-	cr_assert_not_null(t);
-	msr_config_default(&t->cfg);
-	if (max_inflight)
-		t->cfg.max_inflight = max_inflight;
-	if (mab_window)
-		t->cfg.mab_window = mab_window;
-	cr_assert_eq(msr_engine_create(&t->cfg, &sink, &t->e, &err), MSR_OK);
-	if (steps) {
-		struct msr_step_source src = {t, t_step_next, t_step_remaining};
-
-		msr_engine_set_steps(t->e, &src);
-	}
-	return t;
-}
 
 static struct msr_engine_stats stats(const struct tctx *t)
 {
