@@ -90,16 +90,23 @@ struct ld_ent {
 struct st_ent {
 	uint64_t pa;
 	uint64_t prev_same;   /* next older live store to this block, 0 = none */
-	uint64_t group;
 	uint64_t co;
-	uint64_t iseq, pc;
+	uint64_t iseq;
 	uint64_t issue_event, commit_event;
 	uint64_t issue_offset;
 	uint32_t issue_ts, commit_ts;
 	uint8_t data[8];
 	uint8_t bmask, itype, flags, commit_mask;
-	uint8_t nent;
+	uint8_t nent;   /* stores in its group, when it is the group's first */
+	uint16_t gback; /* how far back its group's first store is */
 };
+
+/* The first store of the group of store `q`, `se` (one block store's
+ * ST_ISSUEs form one group; any other store is a group of its own). */
+static inline uint64_t msr_st_group(uint64_t q, const struct st_ent *se)
+{
+	return q - se->gback;
+}
 
 /* An outstanding L1 miss: the line as of its LD_DATA, awaiting LD_FILL. */
 struct fill_rec {

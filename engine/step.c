@@ -570,8 +570,8 @@ static void ld_finish(struct msr_engine *e, unsigned t, uint64_t iseq,
 }
 
 static void report_store_data(struct msr_engine *e, unsigned t, uint64_t iseq,
-			      const struct msr_step *st, struct st_ent **ent,
-			      unsigned n, const char *why)
+			      const struct msr_step *st, uint64_t seq0,
+			      struct st_ent **ent, unsigned n, const char *why)
 {
 	struct msr_violation v;
 	unsigned len = n == 8 ? 64 : (st->st_len ? st->st_len : st->size);
@@ -596,7 +596,7 @@ static void report_store_data(struct msr_engine *e, unsigned t, uint64_t iseq,
 	v.observed_from.valid = true;
 	v.observed_from.strand = (uint8_t)t;
 	v.observed_from.iseq = iseq;
-	v.observed_from.sseq = ent[0]->group;
+	v.observed_from.sseq = msr_st_group(seq0, ent[0]);
 	v.observed_from.co = ent[0]->co;
 	v.observed_from.ts = ent[0]->issue_ts;
 	v.observed_from.event = ent[0]->issue_event;
@@ -654,11 +654,13 @@ static const char *st_compare(const struct msr_step *st, struct st_ent **ent,
 	return NULL;
 }
 
-/* The strand's oldest unexecuted store group of the step's kind, or NULL
- * (reported as a step-kind mismatch). */
+/* The strand's oldest unexecuted store group of the step's kind (`*n`
+ * stores in ent[], ent[0] at `*first`), or NULL (reported as a step-kind
+ * mismatch). */
 static struct st_ent *st_gather(struct msr_engine *e, unsigned t,
 				uint64_t iseq, const struct msr_step *st,
-				bool atomic, struct st_ent **ent, unsigned *n)
+				bool atomic, struct st_ent **ent, unsigned *n,
+				uint64_t *first)
 {
 	struct strand *s = &e->strands[t];
 	struct st_ent *se;
@@ -680,10 +682,11 @@ static struct st_ent *st_gather(struct msr_engine *e, unsigned t,
 				 : "the strand has no issued store");
 		return NULL;
 	}
+	*first = q;
 	*n = se->nent ? se->nent : 1;
 	for (unsigned k = 0; k < *n; k++) {
 		ent[k] = msr_ring_at(&s->st, q + k);
-		if (!ent[k] || ent[k]->group != q) {
+		if (!ent[k] || msr_st_group(q + k, ent[k]) != q) {
 			*n = k;
 			break;
 		}
@@ -710,14 +713,15 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 {
 	struct st_ent *ent[8], *se;
 	unsigned n = 0;
+	uint64_t q;
 	const char *why;
 
-	se = st_gather(e, t, iseq, st, atomic, ent, &n);
+	se = st_gather(e, t, iseq, st, atomic, ent, &n, &q);
 	if (!se)
 		return false;
 	why = st_compare(st, ent, n, atomic);
 	if (why)
-		report_store_data(e, t, iseq, st, ent, n, why);
+		report_store_data(e, t, iseq, st, q, ent, n, why);
 	op->rmo = (se->flags & STF_RMO) != 0;
 	op->store_failed = atomic && !(st->has & MSR_STEP_HAS_ST);
 	for (unsigned k = 0; k < n; k++) {
@@ -727,7 +731,6 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 
 		ent[k]->flags |= STF_EXEC;
 		ent[k]->iseq = iseq;
-		ent[k]->pc = st->pc;
 		h = msr_hist_get(e, ent[k]->co);
 		if (h)
 			h->iseq = iseq;
@@ -736,7 +739,7 @@ static bool st_run(struct msr_engine *e, unsigned t, uint64_t iseq,
 			b->mask = ent[k]->bmask;
 		}
 		memcpy(b->store, ent[k]->data, 8);
-		b->sseq = ent[0]->group + k;
+		b->sseq = q + k;
 	}
 	if (!atomic) {
 		op->nblocks = (uint8_t)n;
@@ -886,7 +889,7 @@ void msr_eng_strand_leftovers(struct msr_engine *e, unsigned t)
 			why = "was never committed";
 		else if (!(se->flags & STF_ACKED))
 			why = "was never acknowledged";
-		else if (exec && !(se->flags & STF_EXEC) && se->group == q)
+		else if (exec && !(se->flags & STF_EXEC) && !se->gback)
 			why = "was never executed";
 		if (!why)
 			continue;

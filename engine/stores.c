@@ -92,9 +92,12 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	    prev->itype == MSR_IT_BLOCK_STORE &&
 	    !(prev->flags & (STF_EXEC | STF_POPPED)) &&
 	    (prev->pa & ~63ULL) == (ev->pa & ~63ULL)) {
-		first = msr_ring_at(&s->st, prev->group);
-		if (first && first->nent < 8)
-			gseq = prev->group;
+		uint64_t g = msr_st_group(s->st_live_tail - 1, prev);
+
+		first = msr_ring_at(&s->st, g);
+		/* (a group spread over 65536 popped stores starts anew) */
+		if (first && first->nent < 8 && s->st.tail - g <= UINT16_MAX)
+			gseq = g;
 	}
 	if (msr_ring_full(&s->st))
 		st_force_drop(e, s, t);
@@ -108,10 +111,9 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	seq = s->st.tail - 1;
 	first = gseq ? msr_ring_at(&s->st, gseq) : NULL;
 	if (first) {
-		se->group = gseq;
+		se->gback = (uint16_t)(seq - gseq);
 		first->nent++;
 	} else {
-		se->group = seq;
 		se->nent = 1;
 		if (!e->have_steps && ev->itype != MSR_IT_ATOMIC)
 			e->st.stores++;
@@ -536,7 +538,9 @@ void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev)
 			       t);
 		return;
 	}
-	g = se->group < s->st.head ? s->st.head : se->group;
+	g = msr_st_group(s->st_live_tail - 1, se);
+	if (g < s->st.head)
+		g = s->st.head;
 	for (uint64_t q = s->st_live_tail; q-- > g;) { /* youngest first */
 		struct st_ent *p = msr_ring_at(&s->st, q);
 
