@@ -99,7 +99,14 @@ struct st_ent {
 	uint8_t bmask, itype, flags, commit_mask;
 	uint8_t nent;   /* stores in its group, when it is the group's first */
 	uint16_t gback; /* how far back its group's first store is */
+	/* per byte i of the block (bit 0x80 >> i): how many stores back the
+	 * youngest older store of this chain writing it is; 0 none,
+	 * ST_BACK_FAR too far to say (walk the chain) */
+	uint16_t wr_back[8];
 };
+_Static_assert(sizeof(struct st_ent) == 96, "a store entry is 1.5 cache lines");
+
+#define ST_BACK_FAR 0xffffu
 
 /* The first store of the group of store `q`, `se` (one block store's
  * ST_ISSUEs form one group; any other store is a group of its own). */

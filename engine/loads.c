@@ -82,37 +82,97 @@ static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 	msr_eng_ld_retire(e, s);
 }
 
-/* The model's bypass decision for a load of `mask` in block pa8. */
-static void ld_bypass(struct strand *s, struct ld_ent *le, uint64_t pa8)
+/* Searchable while in the store buffer (until its ack) and, once acked,
+ * until its commit has retired. */
+static bool st_searchable(const struct st_ent *se)
 {
-	/* walk only this block's stores, youngest first */
-	for (uint64_t q = msr_eng_st_youngest(s, pa8); q >= s->st.head;) {
-		struct st_ent *se = msr_ring_at(&s->st, q);
-		uint8_t ov;
+	return !(se->flags & STF_POPPED) &&
+	       (se->flags & (STF_ACKED | STF_CRETIRED)) !=
+		       (STF_ACKED | STF_CRETIRED);
+}
 
+/* The youngest older store to these bytes decides. */
+static void ld_bypass_take(struct ld_ent *le, const struct st_ent *se,
+			   uint64_t q)
+{
+	if (se->flags & STF_RMO)
+		le->flags |= LDF_RMO_OVERLAP;
+	else if ((se->bmask & le->mask) == le->mask) {
+		le->bypass_sseq = q;
+		memcpy(le->bypass_data, se->data, 8);
+	}
+}
+
+/* The decision by walking the block's whole chain, youngest first. */
+static void ld_bypass_walk(struct msr_engine *e, struct strand *s,
+			   struct ld_ent *le, uint64_t q)
+{
+	while (q >= s->st.head) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+
+		e->st.bind_steps++;
 		if (!se)
 			return;
-		/* searchable while in the store buffer (until its ack) and,
-		 * once acked, until its commit has retired */
-		if ((se->flags & STF_POPPED) ||
-		    (se->flags & (STF_ACKED | STF_CRETIRED)) ==
-			    (STF_ACKED | STF_CRETIRED)) {
-			q = se->prev_same;
-			continue;
+		if (st_searchable(se) && (se->bmask & le->mask)) {
+			ld_bypass_take(le, se, q);
+			return;
 		}
-		ov = se->bmask & le->mask;
-		if (!ov) {
-			q = se->prev_same;
-			continue;
-		}
-		/* youngest older store to these bytes decides */
-		if (se->flags & STF_RMO)
-			le->flags |= LDF_RMO_OVERLAP;
-		else if (ov == le->mask) {
-			le->bypass_sseq = q;
-			memcpy(le->bypass_data, se->data, 8);
-		}
+		q = se->prev_same;
+	}
+}
+
+/* The model's bypass decision for a load of `mask` in block pa8: the
+ * youngest searchable store of the chain writing any of its bytes. Each
+ * byte follows its own writers (`wr_back`), so stores to the block's other
+ * bytes cost nothing, however many a strand has in flight; a writer that
+ * is no longer searchable hands its bytes to their next older writers. */
+static void ld_bypass(struct msr_engine *e, struct strand *s,
+		      struct ld_ent *le, uint64_t pa8)
+{
+	uint64_t top = msr_eng_st_youngest(s, pa8), w[8] = {0};
+	const struct st_ent *h = top ? msr_ring_at(&s->st, top) : NULL;
+
+	if (!h)
 		return;
+	e->st.bind_steps++;
+	if (st_searchable(h) && (h->bmask & le->mask)) {
+		ld_bypass_take(le, h, top); /* the usual case */
+		return;
+	}
+	for (unsigned i = 0; i < 8; i++) {
+		if (!(le->mask & (0x80u >> i)))
+			continue;
+		if (h->bmask & (0x80u >> i)) {
+			w[i] = top;
+		} else if (h->wr_back[i] == ST_BACK_FAR) {
+			ld_bypass_walk(e, s, le, top);
+			return;
+		} else if (h->wr_back[i]) {
+			w[i] = top - h->wr_back[i];
+		}
+	}
+	for (;;) {
+		uint64_t q = 0;
+		const struct st_ent *se;
+
+		for (unsigned i = 0; i < 8; i++)
+			q = w[i] > q ? w[i] : q;
+		e->st.bind_steps++;
+		if (q < s->st.head || !(se = msr_ring_at(&s->st, q)))
+			return;
+		if (st_searchable(se)) {
+			ld_bypass_take(le, se, q);
+			return;
+		}
+		for (unsigned i = 0; i < 8; i++) {
+			if (w[i] != q)
+				continue;
+			if (se->wr_back[i] == ST_BACK_FAR) {
+				ld_bypass_walk(e, s, le, se->prev_same);
+				return;
+			}
+			w[i] = se->wr_back[i] ? q - se->wr_back[i] : 0;
+		}
 	}
 }
 
@@ -190,7 +250,7 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		if (io)
 			le->flags |= LDF_IO;
 		if (nent == 1 && !io && itype != MSR_IT_ATOMIC)
-			ld_bypass(s, le, le->pa & ~7ULL);
+			ld_bypass(e, s, le, le->pa & ~7ULL);
 	}
 	s->ld_live_tail = s->ld.tail;
 }

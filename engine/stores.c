@@ -13,6 +13,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Store `q` leaves the block chains (retired, dropped or popped). */
 static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
@@ -26,6 +29,42 @@ static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 		*v = (uint32_t)se->prev_same;
 	else
 		msr_map_del_at(&s->st_blocks, v);
+}
+
+/* A new store `seq` after `se->prev_same` in its block's chain: its bytes'
+ * youngest older writers, from those of the store before it, so that the
+ * bypass decision reaches them without walking the chain. */
+static void st_link_bytes(struct strand *s, struct st_ent *se, uint64_t seq)
+{
+	const struct st_ent *p = msr_ring_at(&s->st, se->prev_same);
+	uint64_t gap = seq - se->prev_same;
+	uint16_t g = gap > ST_BACK_FAR ? ST_BACK_FAR : (uint16_t)gap;
+#ifdef __SSE2__
+	/* lane i is byte i (mask bit 0x80 >> i); branch-free, since the masks
+	 * are data, and a link past ST_BACK_FAR saturates there */
+	const __m128i bit = _mm_set_epi16(0x01, 0x02, 0x04, 0x08, 0x10, 0x20,
+					  0x40, (short)0x80);
+	__m128i back = _mm_loadu_si128((const __m128i *)p->wr_back);
+	__m128i gv = _mm_set1_epi16((short)g);
+	__m128i on = _mm_cmpeq_epi16(
+		_mm_and_si128(_mm_set1_epi16(p->bmask), bit), bit);
+	__m128i none = _mm_cmpeq_epi16(back, _mm_setzero_si128());
+	__m128i further = _mm_andnot_si128(none, _mm_adds_epu16(back, gv));
+
+	_mm_storeu_si128((__m128i *)se->wr_back,
+			 _mm_or_si128(_mm_and_si128(on, gv),
+				      _mm_andnot_si128(on, further)));
+#else
+	for (unsigned i = 0; i < 8; i++) {
+		uint32_t d = 0;
+
+		if (p->bmask & (0x80u >> i))
+			d = g;
+		else if (p->wr_back[i])
+			d = (uint32_t)g + p->wr_back[i];
+		se->wr_back[i] = (uint16_t)(d > ST_BACK_FAR ? ST_BACK_FAR : d);
+	}
+#endif
 }
 
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
@@ -126,6 +165,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
 		*v = (uint32_t)seq;
 		msr_ring_floor_keep(&s->st, msr_map_aux(v), found, seq);
+		if (se->prev_same)
+			st_link_bytes(s, se, seq);
 	} else {
 		e->nomem = 1;
 	}

@@ -5,7 +5,9 @@
  * commit in the MAB (it retires in order), so their stores stay live; an
  * EVICT whose answer never comes keeps every later EVICT of its bank; a
  * load that never gets its data holds every later load of its strand. The
- * engine counts the entries it looks at (stats.bind_steps); these tests
+ * bypass decision at LD_ISSUE looks through the same stores for the
+ * youngest one writing the load's bytes. The engine counts the entries
+ * it looks at (stats.bind_steps); these tests
  * bound that count and check that the bindings stay the same as when
  * nothing is stuck.
  */
@@ -239,5 +241,90 @@ Test(bind, stores_bind_in_order_across_pops_and_drops)
 	st_commit(t, C0, 0x5008, 0xff, 0, 1, 30);
 	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_COMMIT), 1);
 	cr_assert_eq(t->nv, 2);
+	t_free(t);
+}
+
+Test(bind, bypass_passes_stores_to_other_bytes_of_the_block)
+{
+	struct tctx *t = t_new(false);
+
+	stuck_commit(t);
+	st_issue(t, C0, 0x1000, 0x42, 0xff, MSR_IT_STORE, 4); /* #2, whole */
+	st_commit(t, C0, 0x1000, 0xff, 0, 1, 5);
+	st_ack(t, C0, 0, 5);
+	/* byte 0 stored and byte 1 loaded from the store buffer, over and
+	 * over: #2 still covers byte 1, behind all the byte-0 stores */
+	for (unsigned i = 0; i < N; i++) {
+		st_issue(t, C0, 0x1000, i, 0x80, MSR_IT_STORE, 10 + i);
+		st_commit(t, C0, 0x1000, 0x80, 0, 1, 10 + i);
+		st_ack(t, C0, 0, 10 + i);
+		ld_issue(t, C0, 0x1001, 0, MSR_IT_LOAD, 10 + i);
+		ld_data(t, C0, 0x1001, MSR_DSRC_STB, 10 + i);
+	}
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).stores, N + 2);
+	cr_assert_leq(stats(t).bind_steps, 4 * N + 2);
+	/* bytes 0 and 1: the youngest byte-0 store decides and does not
+	 * cover byte 1 */
+	ld_issue(t, C0, 0x1000, 1, MSR_IT_LOAD, 50000);
+	ld_data(t, C0, 0x1000, MSR_DSRC_STB, 50000);
+	cr_assert_eq(count_kind(t, MSR_V_BYPASS_NOT_COVERED), 1);
+	t_free(t);
+}
+
+Test(bind, bypass_hands_bytes_of_retired_stores_to_older_writers)
+{
+	struct tctx *t = t_new(false);
+
+	/* #1, an RMO store committed but never acked, holds the ring's head;
+	 * #2..#4 write byte 1, commit, are acked and retire from the MAB:
+	 * no longer searchable, they stay in the ring behind #1 */
+	st_issue(t, C0, 0x1000, 0x42, 0xff, MSR_IT_BLK_INIT_ST, 1);
+	st_commit(t, C0, 0x1000, 0xff, 0, 1, 2);
+	for (unsigned i = 0; i < 3; i++) {
+		st_issue(t, C0, 0x1000, i, 0x40, MSR_IT_STORE, 3 + i);
+		st_commit(t, C0, 0x1000, 0x40, 0, 1, 3 + i);
+		st_ack(t, C0, 0, 3 + i);
+	}
+	st_issue(t, C0, 0x1000, 7, 0x80, MSR_IT_STORE, 9); /* #5, byte 0 */
+	cr_assert_eq(inflight(t, C0).stores, 5);
+	cr_assert_eq(t->nv, 0);
+	/* byte 1's writers #4, #3, #2 are passed: #1, RMO, decides */
+	ld_issue(t, C0, 0x1001, 0, MSR_IT_LOAD, 10);
+	ld_data(t, C0, 0x1001, MSR_DSRC_STB, 11);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(t->v[0].kind, MSR_V_ORDER_ASSUMPTION);
+	/* byte 0: #5 decides and covers it */
+	ld_issue(t, C0, 0x1000, 0, MSR_IT_LOAD, 12);
+	ld_data(t, C0, 0x1000, MSR_DSRC_STB, 13);
+	cr_assert_eq(t->nv, 1);
+	/* byte 2: only #1 writes it */
+	ld_issue(t, C0, 0x1002, 0, MSR_IT_LOAD, 14);
+	ld_data(t, C0, 0x1002, MSR_DSRC_STB, 15);
+	cr_assert_eq(t->nv, 2);
+	cr_assert_eq(t->v[1].kind, MSR_V_ORDER_ASSUMPTION);
+	t_free(t);
+}
+
+Test(bind, bypass_reaches_a_writer_further_back_than_the_links_count)
+{
+	unsigned n = 70000; /* more stores between than a link can count */
+	struct tctx *t = t_new_limits(false, 2 * n, 0);
+	uint64_t before;
+
+	stuck_commit(t);
+	st_issue(t, C0, 0x1000, 0x42, 0xff, MSR_IT_STORE, 4); /* #2 */
+	for (unsigned i = 0; i < n; i++)
+		st_issue(t, C0, 0x1000, i, 0x80, MSR_IT_STORE, 5);
+	before = stats(t).bind_steps;
+	ld_issue(t, C0, 0x1001, 0, MSR_IT_LOAD, 6);
+	ld_data(t, C0, 0x1001, MSR_DSRC_STB, 7);
+	cr_assert_eq(t->nv, 0); /* #2 covers byte 1 */
+	cr_assert_gt(stats(t).bind_steps - before, n); /* it walked there */
+	/* bytes 0 and 1: the walk stops at the youngest byte-0 store */
+	ld_issue(t, C0, 0x1000, 1, MSR_IT_LOAD, 8);
+	ld_data(t, C0, 0x1000, MSR_DSRC_STB, 9);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(t->v[0].kind, MSR_V_BYPASS_NOT_COVERED);
 	t_free(t);
 }
