@@ -34,7 +34,7 @@
 #define MSR_FILL_SLOTS 64
 #define MSR_DEFAULT_MAB_WINDOW 65536
 #define MSR_COMMIT_HISTORY 65536 /* power of two */
-#define MSR_OBSERVED_SEARCH 256  /* commits walked back to name a value */
+#define MSR_OBSERVED_SEARCH 256  /* commits or stores walked back to name a value */
 
 /* Where one byte's current value came from (feeds msr_rf). */
 struct msr_src {

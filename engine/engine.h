@@ -325,8 +325,9 @@ struct msr_engine_stats {
 	uint64_t other_messages;
 	uint64_t learned_bytes;  /* memory bytes adopted from first observation */
 	/* entries looked at to bind LD_DATA, ST_COMMIT, ST_INV/ST_UPDATE and
-	 * EVICT_INV and to decide a load's bypass (a few per event, whatever
-	 * the trace: the cost stays O(1)) */
+	 * EVICT_INV, to decide a load's bypass (a few per event, whatever the
+	 * trace: the cost stays O(1)) and to name the store a wrong load
+	 * value came from (at most 256 each) */
 	uint64_t bind_steps;
 	uint64_t violations;
 	uint64_t per_kind[MSR_V_COUNT];

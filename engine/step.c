@@ -282,6 +282,7 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 		const struct chist *h = msr_hist_get(e, co);
 		bool ok = true;
 
+		e->st.bind_steps++;
 		if (!h || h->pa8 != pa8)
 			return NULL;
 		for (unsigned i = 0; i < 8 && ok; i++)
@@ -295,21 +296,29 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 }
 
 /* The youngest store of the strand still in its rings whose bytes cover
- * `mask` with the observed values (a wrong bypass names it), or 0. */
-static uint64_t find_own_store(struct strand *s, uint64_t pa8,
-			       const uint8_t obs[8], uint8_t mask)
+ * `mask` with the observed values (a wrong bypass names it), or 0. The
+ * block's chain holds all of them; like find_observed, it looks at most
+ * MSR_OBSERVED_SEARCH back, since behind a lost invalidation a strand may
+ * have tens of thousands of stores in flight. */
+static uint64_t find_own_store(struct msr_engine *e, struct strand *s,
+			       uint64_t pa8, const uint8_t obs[8], uint8_t mask)
 {
-	for (uint64_t q = s->st.tail; q-- > s->st.head;) {
-		struct st_ent *se = msr_ring_at(&s->st, q);
-		bool ok = (se->bmask & mask) == mask;
+	uint64_t q = msr_eng_st_youngest(s, pa8);
 
-		if ((se->flags & STF_POPPED) || (se->pa & ~7ULL) != pa8 || !ok)
-			continue;
+	for (unsigned n = 0; q >= s->st.head && n < MSR_OBSERVED_SEARCH; n++) {
+		struct st_ent *se = msr_ring_at(&s->st, q);
+		bool ok;
+
+		e->st.bind_steps++;
+		if (!se)
+			return 0;
+		ok = !(se->flags & STF_POPPED) && (se->bmask & mask) == mask;
 		for (unsigned i = 0; i < 8 && ok; i++)
 			if ((mask & (0x80u >> i)) && se->data[i] != obs[i])
 				ok = false;
 		if (ok)
 			return q;
+		q = se->prev_same;
 	}
 	return 0;
 }
@@ -366,7 +375,7 @@ static void report_load_value(struct msr_engine *e, unsigned t, uint64_t iseq,
 			 (unsigned long long)h->sseq, h->strand,
 			 (unsigned long long)h->co, h->ts);
 	} else {
-		uint64_t q = find_own_store(&e->strands[t], pa8, obs, mask);
+		uint64_t q = find_own_store(e, &e->strands[t], pa8, obs, mask);
 
 		if (q) {
 			struct msr_src bs = {0, q, (uint8_t)t, MSR_RF_BYPASS};

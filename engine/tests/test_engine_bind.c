@@ -328,3 +328,59 @@ Test(bind, bypass_reaches_a_writer_further_back_than_the_links_count)
 	cr_assert_eq(t->v[0].kind, MSR_V_BYPASS_NOT_COVERED);
 	t_free(t);
 }
+
+/* Store #1 of C0 writes 0xe1 to 0x1000, store #2 0xe2; `nld` loads of the
+ * block take #1's value from the store buffer, wrongly; `nyoung` younger
+ * stores, to `young` + 8 i (0: to 0x1000 itself), are issued before the
+ * loads execute. */
+static void wrong_bypasses(struct tctx *t, unsigned nld, unsigned nyoung,
+			   uint64_t young)
+{
+	step_st(t, C0, 0x1000, 8, 0xe1);
+	step_st(t, C0, 0x1000, 8, 0xe2);
+	for (unsigned i = 0; i < nld; i++)
+		step_ld(t, C0, 0x1000, 8, 0xe1, true);
+	st_issue(t, C0, 0x1000, 0xe1, 0xff, MSR_IT_STORE, 1);
+	sstep(t, C0);
+	st_issue(t, C0, 0x1000, 0xe2, 0xff, MSR_IT_STORE, 2);
+	sstep(t, C0);
+	for (unsigned i = 0; i < nld; i++) {
+		ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 3);
+		ld_data(t, C0, 0x1000, MSR_DSRC_STB, 4);
+	}
+	for (unsigned i = 0; i < nyoung; i++)
+		st_issue(t, C0, young ? young + 8 * i : 0x1000, 0x77, 0xff,
+			 MSR_IT_STORE, 5);
+	for (unsigned i = 0; i < nld; i++)
+		sstep(t, C0);
+}
+
+Test(bind, a_wrong_value_is_named_past_stores_to_other_blocks)
+{
+	struct tctx *t = t_new(true);
+	uint64_t before;
+
+	before = stats(t).bind_steps;
+	wrong_bypasses(t, 50, 5000, 0x100000);
+	cr_assert_eq(t->nv, 50);
+	cr_assert_eq(count_kind(t, MSR_V_LOAD_VALUE), 50);
+	for (unsigned k = 0; k < t->nv; k++) {
+		cr_assert_eq(t->v[k].observed_from.sseq, 1);
+		cr_assert_eq(t->v[k].expected_from.sseq, 2);
+	}
+	/* each: the bypass decision, then #2 and #1 of the block's chain */
+	cr_assert_leq(stats(t).bind_steps - before, 50 * 4);
+	t_free(t);
+}
+
+Test(bind, naming_a_wrong_value_looks_back_a_bounded_number_of_stores)
+{
+	struct tctx *t = t_new(true);
+
+	/* 300 younger stores to the block itself: #1 is past the search */
+	wrong_bypasses(t, 2, 300, 0);
+	cr_assert_eq(count_kind(t, MSR_V_LOAD_VALUE), 2);
+	cr_assert_not(t->v[0].observed_from.valid);
+	cr_assert_leq(stats(t).bind_steps, 2 * (256 + 2));
+	t_free(t);
+}
