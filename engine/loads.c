@@ -122,56 +122,46 @@ static void ld_bypass_walk(struct msr_engine *e, struct strand *s,
 }
 
 /* The model's bypass decision for a load of `mask` in block pa8: the
- * youngest searchable store of the chain writing any of its bytes. Each
- * byte follows its own writers (`wr_back`), so stores to the block's other
- * bytes cost nothing, however many a strand has in flight; a writer that
- * is no longer searchable hands its bytes to their next older writers. */
+ * youngest searchable store of the chain writing any of its bytes. It
+ * starts at the chain's youngest store, which usually decides; a store
+ * that does not (it writes none of the bytes, or is no longer searchable)
+ * hands the bytes it was the candidate for on to their previous writers
+ * (`wr_back`), and the youngest candidate is looked at next. So stores to
+ * the block's other bytes cost nothing, however many a strand has in
+ * flight. */
 static void ld_bypass(struct msr_engine *e, struct strand *s,
 		      struct ld_ent *le, uint64_t pa8)
 {
-	uint64_t top = msr_eng_st_youngest(s, pa8), w[8] = {0};
-	const struct st_ent *h = top ? msr_ring_at(&s->st, top) : NULL;
+	uint64_t q = msr_eng_st_youngest(s, pa8), w[8] = {0};
+	uint8_t at = le->mask; /* the bytes whose candidate is q */
 
-	if (!h)
-		return;
-	e->st.bind_steps++;
-	if (st_searchable(h) && (h->bmask & le->mask)) {
-		ld_bypass_take(le, h, top); /* the usual case */
-		return;
-	}
-	for (unsigned i = 0; i < 8; i++) {
-		if (!(le->mask & (0x80u >> i)))
-			continue;
-		if (h->bmask & (0x80u >> i)) {
-			w[i] = top;
-		} else if (h->wr_back[i] == ST_BACK_FAR) {
-			ld_bypass_walk(e, s, le, top);
-			return;
-		} else if (h->wr_back[i]) {
-			w[i] = top - h->wr_back[i];
-		}
-	}
-	for (;;) {
-		uint64_t q = 0;
-		const struct st_ent *se;
+	while (q >= s->st.head) {
+		const struct st_ent *se = msr_ring_at(&s->st, q);
 
-		for (unsigned i = 0; i < 8; i++)
-			q = w[i] > q ? w[i] : q;
 		e->st.bind_steps++;
-		if (q < s->st.head || !(se = msr_ring_at(&s->st, q)))
+		if (!se)
 			return;
-		if (st_searchable(se)) {
+		if (st_searchable(se) && (se->bmask & le->mask)) {
 			ld_bypass_take(le, se, q);
 			return;
 		}
 		for (unsigned i = 0; i < 8; i++) {
-			if (w[i] != q)
+			if (!(at & (0x80u >> i)))
 				continue;
 			if (se->wr_back[i] == ST_BACK_FAR) {
 				ld_bypass_walk(e, s, le, se->prev_same);
 				return;
 			}
 			w[i] = se->wr_back[i] ? q - se->wr_back[i] : 0;
+		}
+		q = 0, at = 0;
+		for (unsigned i = 0; i < 8; i++) {
+			if (!(le->mask & (0x80u >> i)))
+				continue;
+			if (w[i] > q)
+				q = w[i], at = 0;
+			if (w[i] == q)
+				at |= (uint8_t)(0x80u >> i);
 		}
 	}
 }
