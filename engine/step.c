@@ -21,6 +21,15 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
+/* Whether bytes of a and b under `mask` (bit 0x80 >> i: byte i) differ. */
+static bool mask_differ8(const uint8_t *a, const uint8_t *b, uint8_t mask)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if ((mask & (0x80u >> i)) && a[i] != b[i])
+			return true;
+	return false;
+}
+
 /* Whether the first n (<= 8) bytes of a and b differ; both hold 8. */
 static bool differ8(const uint8_t *a, const uint8_t *b, unsigned n)
 {
@@ -280,15 +289,11 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 
 	for (unsigned n = 0; co && n < MSR_OBSERVED_SEARCH; n++) {
 		const struct chist *h = msr_hist_get(e, co);
-		bool ok = true;
 
 		e->st.bind_steps++;
 		if (!h || h->pa8 != pa8)
 			return NULL;
-		for (unsigned i = 0; i < 8 && ok; i++)
-			if ((mask & (0x80u >> i)) && h->data[i] != obs[i])
-				ok = false;
-		if (ok && (h->mask & mask))
+		if ((h->mask & mask) && !mask_differ8(h->data, obs, mask))
 			return h;
 		co = h->prev_co;
 	}
@@ -307,16 +312,12 @@ static uint64_t find_own_store(struct msr_engine *e, struct strand *s,
 
 	for (unsigned n = 0; q >= s->st.head && n < MSR_OBSERVED_SEARCH; n++) {
 		struct st_ent *se = msr_ring_at(&s->st, q);
-		bool ok;
 
 		e->st.bind_steps++;
 		if (!se)
 			return 0;
-		ok = !(se->flags & STF_POPPED) && (se->bmask & mask) == mask;
-		for (unsigned i = 0; i < 8 && ok; i++)
-			if ((mask & (0x80u >> i)) && se->data[i] != obs[i])
-				ok = false;
-		if (ok)
+		if (!(se->flags & STF_POPPED) && (se->bmask & mask) == mask &&
+		    !mask_differ8(se->data, obs, mask))
 			return q;
 		q = se->prev_same;
 	}
