@@ -91,16 +91,21 @@ static bool st_searchable(const struct st_ent *se)
 		       (STF_ACKED | STF_CRETIRED);
 }
 
-/* The youngest older store to these bytes decides. */
-static void ld_bypass_take(struct ld_ent *le, const struct st_ent *se,
-			   uint64_t q)
+/* Whether store q, se, decides the load's bypass: the youngest older
+ * store still searchable that writes any of its bytes does, and the
+ * decision is then recorded in the load. */
+static bool ld_bypass_decides(struct ld_ent *le, const struct st_ent *se,
+			      uint64_t q)
 {
+	if (!st_searchable(se) || !(se->bmask & le->mask))
+		return false;
 	if (se->flags & STF_RMO)
 		le->flags |= LDF_RMO_OVERLAP;
 	else if ((se->bmask & le->mask) == le->mask) {
 		le->bypass_sseq = q;
 		memcpy(le->bypass_data, se->data, 8);
 	}
+	return true;
 }
 
 /* The decision by walking the block's whole chain, youngest first. */
@@ -113,10 +118,8 @@ static void ld_bypass_walk(struct msr_engine *e, struct strand *s,
 		e->st.bind_steps++;
 		if (!se)
 			return;
-		if (st_searchable(se) && (se->bmask & le->mask)) {
-			ld_bypass_take(le, se, q);
+		if (ld_bypass_decides(le, se, q))
 			return;
-		}
 		q = se->prev_same;
 	}
 }
@@ -141,10 +144,8 @@ static void ld_bypass(struct msr_engine *e, struct strand *s,
 		e->st.bind_steps++;
 		if (!se)
 			return;
-		if (st_searchable(se) && (se->bmask & le->mask)) {
-			ld_bypass_take(le, se, q);
+		if (ld_bypass_decides(le, se, q))
 			return;
-		}
 		for (unsigned i = 0; i < 8; i++) {
 			if (!(at & (0x80u >> i)))
 				continue;
