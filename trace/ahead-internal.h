@@ -6,8 +6,11 @@
  * Contract: the helper calls `produce` until it returns anything but
  * MSR_OK, filling a small ring of blocks; msr_ahead_take hands them out in
  * order, each valid until the next take, and then repeats the final status
- * (MSR_END or the error, with its message) on every later take. Only the
- * helper calls `produce` once started, so its state needs no locks. The
+ * (MSR_END or the error, with its message) on every later take. The helper
+ * first calls `produce` once the reader takes its first block, so that a
+ * block the reader got from `produce` itself before the start stays intact
+ * until then. Only the helper calls `produce` once started, so its state
+ * needs no locks. The
  * helper runs at a lower priority (nice +5) with every signal blocked; a
  * signal that interrupts the reader's wait makes take return
  * MSR_AHEAD_EINTR (errno = EINTR), and a later take goes on where it

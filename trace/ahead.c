@@ -35,6 +35,7 @@ struct msr_ahead {
 	unsigned get;      /* reader: next slot to take */
 	bool held;         /* reader: slot get - 1 is out, return it first */
 	bool final;        /* reader: slot get holds the final status */
+	bool primed;       /* reader: the slots were handed to the helper */
 	struct ahead_slot slot[AHEAD_SLOTS];
 };
 
@@ -70,6 +71,11 @@ int msr_ahead_take(struct msr_ahead *a, const uint8_t **buf, size_t *len,
 	struct ahead_slot *sl;
 
 	if (!a->final) {
+		if (!a->primed) {
+			a->primed = true;
+			for (unsigned i = 0; i < AHEAD_SLOTS; i++)
+				sem_post(&a->h.space);
+		}
 		if (a->held) {
 			a->held = false;
 			sem_post(&a->h.space);
@@ -114,7 +120,9 @@ struct msr_ahead *msr_ahead_start(msr_ahead_produce_fn produce, void *ctx)
 			return NULL;
 		}
 	}
-	if (msr_handoff_start(&a->h, "msr-unzstd", AHEAD_SLOTS, ahead_main, a)) {
+	/* no slot for the helper before the first take: until then the
+	 * reader may still hold a block it read inline (see the header) */
+	if (msr_handoff_start(&a->h, "msr-unzstd", 0, ahead_main, a)) {
 		ahead_free(a);
 		return NULL;
 	}

@@ -40,11 +40,6 @@ _Static_assert(ZIN_BLOCK >= ZSTD_BLOCKSIZE_MAX + 3, "a compressed block must fit
 /* A block handed out is at most this long, and at least this less one
  * zstd block unless the ring wraps, a frame ends or the input does. */
 #define ZCHUNK AHEAD_BLOCK
-/* Blocks still held when the decoder writes the next one: the reader's,
- * or, once a helper decodes ahead, the one the reader took before it
- * started while the helper decodes up to AHEAD_SLOTS more. The ring keeps
- * them besides the frame's window. */
-#define ZHELD (AHEAD_SLOTS + 1)
 /* Room past a block's end that libzstd may write into (its wild copies
  * overrun by up to 32 bytes), kept free at the ring's end. */
 #define ZRING_SLACK 64
@@ -66,9 +61,6 @@ struct msr_source {
 	size_t block_max;  /* the frame's largest block */
 	uint8_t *ring;     /* zstd: decompressed bytes, handed out in place */
 	size_t ring_cap, wpos;
-	uint8_t *old_ring; /* a smaller ring blocks may still point into ... */
-	uint64_t old_ring_until; /* ... until this many chunks are out */
-	uint64_t chunks;
 	int zrc;           /* an error found after bytes still to hand out */
 	struct msr_error zerr;
 	uint64_t frame_start; /* compressed offset of the current frame */
@@ -355,8 +347,9 @@ static bool zstd_frame_sizes(const uint8_t *p, size_t n, uint64_t *window,
 	return true;
 }
 
-/* A ring for the frame's window besides the blocks still held. A new
- * ring leaves the old one alive until those blocks are given back. */
+/* A ring for the frame's window. Called with no block of the old ring
+ * out: the reader gave its block back by asking for the next, and the
+ * helper hands out copies. */
 static int zstd_ring_for(struct msr_source *s, uint64_t window,
 			 uint64_t content, struct msr_error *err)
 {
@@ -369,7 +362,7 @@ static int zstd_ring_for(struct msr_source *s, uint64_t window,
 	need = ZSTD_decodingBufferSize_min(window, content);
 	if (ZSTD_isError(need))
 		return zstd_corrupt(s, ZSTD_getErrorName(need), err);
-	need += ZHELD * ZCHUNK + 4 * block + 4 * ZRING_SLACK;
+	need += 4 * block + 4 * ZRING_SLACK;
 	s->block_max = block;
 	if (need <= s->ring_cap)
 		return MSR_OK;
@@ -378,9 +371,7 @@ static int zstd_ring_for(struct msr_source *s, uint64_t window,
 		return msr_error_set(err, MSR_E_NOMEM, "trace", s->path,
 				     "out of memory: a %llu-byte zstd window",
 				     (unsigned long long)window);
-	free(s->old_ring);
-	s->old_ring = s->ring;
-	s->old_ring_until = s->chunks + ZHELD + 1;
+	free(s->ring);
 	s->ring = r;
 	s->ring_cap = need;
 	s->wpos = 0;
@@ -472,10 +463,6 @@ static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
 		*err = s->zerr;
 		return s->zrc;
 	}
-	if (s->old_ring && s->chunks >= s->old_ring_until) {
-		free(s->old_ring);
-		s->old_ring = NULL;
-	}
 	for (;;) {
 		size_t n, r;
 
@@ -522,7 +509,6 @@ static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
 		s->zin_pos += n;
 		s->wpos += r;
 	}
-	s->chunks++;
 	*buf = s->ring + start;
 	*len = s->wpos - start;
 	return MSR_OK;
@@ -621,7 +607,6 @@ void msr_source_close(struct msr_source *s)
 	ZSTD_freeDCtx(s->zdc);
 	free(s->in);
 	free(s->ring);
-	free(s->old_ring);
 	free(s->buf);
 	free(s);
 }

@@ -93,7 +93,7 @@ enum { INLINE, AHEAD, AHEAD_LATE };
 
 /* Read all of `z` through a source and compare with `want`: inline, with
  * the helper from the start, or from the second block on (the first block,
- * decoded inline, still held while the helper decodes into the same ring).
+ * decoded inline, still held when the helper starts).
  * With the helper, every few blocks wait for it to fill its slots, then
  * check the block held again: what it decodes meanwhile must not touch
  * it. */
