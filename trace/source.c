@@ -37,9 +37,10 @@ _Static_assert(ZIN_BLOCK <= RAW_BLOCK, "the first compressed block must fit the 
 _Static_assert(ZIN_BLOCK >= ZSTD_BLOCKSIZE_MAX + 3, "a compressed block must fit the input buffer");
 
 #define ZSTD_WINDOW_MAX ((uint64_t)1 << 31) /* as zstd --long=31 */
-/* A block handed out is at most this long, and at least this less one
- * zstd block unless the ring wraps, a frame ends or the input does. */
-#define ZCHUNK AHEAD_BLOCK
+/* A block handed out is at most chunk_max long (this, or AHEAD_BLOCK for
+ * the helper's slots), and at least that less one zstd block unless the
+ * ring wraps, a frame ends or the input does. */
+#define ZCHUNK RAW_BLOCK
 /* Room past a block's end that libzstd may write into (its wild copies
  * overrun by up to 32 bytes), kept free at the ring's end. */
 #define ZRING_SLACK 64
@@ -61,6 +62,7 @@ struct msr_source {
 	size_t block_max;  /* the frame's largest block */
 	uint8_t *ring;     /* zstd: decompressed bytes, handed out in place */
 	size_t ring_cap, wpos;
+	size_t chunk_max;  /* of a block handed out */
 	int zrc;           /* an error found after bytes still to hand out */
 	struct msr_error zerr;
 	uint64_t frame_start; /* compressed offset of the current frame */
@@ -131,6 +133,7 @@ static bool is_zstd_magic(const uint8_t *p, size_t n)
 static int setup_zstd(struct msr_source *s, struct msr_error *err)
 {
 	s->zdc = ZSTD_createDCtx();
+	s->chunk_max = ZCHUNK;
 	s->incap = ZIN_BLOCK;
 	s->in = malloc(s->incap);
 	if (!s->zdc || !s->in)
@@ -449,8 +452,10 @@ static int zstd_frame_begin(struct msr_source *s, struct msr_error *err)
 
 /*
  * The next block of decompressed bytes, in place in the ring: zstd blocks
- * decoded one after the other from wpos, until ZCHUNK bytes, the ring's
- * end (libzstd's round buffer goes on at its start) or a new ring.
+ * decoded one after the other from wpos, until one more might pass chunk_max
+ * bytes, the ring's end (libzstd's round buffer goes on at its start), the
+ * frame's end (the next one may need a larger ring) or an error, which the
+ * next call returns. Valid until the next call.
  */
 static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
 		     struct msr_error *err)
@@ -481,7 +486,7 @@ static int read_zstd(struct msr_source *s, const uint8_t **buf, size_t *len,
 				break;
 			continue;
 		}
-		if (s->wpos - start + s->block_max > ZCHUNK)
+		if (s->wpos - start + s->block_max > s->chunk_max)
 			break; /* the next zstd block might not fit */
 		if (s->ring_cap - s->wpos < s->block_max + ZRING_SLACK) {
 			if (s->wpos > start)
@@ -529,7 +534,7 @@ static int ahead_produce(void *ctx, uint8_t *dst, size_t cap, size_t *len,
 	int rc = read_zstd(s, &b, len, err);
 
 	if (rc == MSR_OK) {
-		if (*len > cap) /* read_zstd keeps its blocks to ZCHUNK */
+		if (*len > cap) /* read_zstd keeps its blocks to chunk_max */
 			return msr_error_set(err, MSR_E_INTERNAL, "trace", s->path,
 					     "a %zu-byte block for a %zu-byte slot",
 					     *len, cap);
@@ -546,7 +551,10 @@ bool msr_source_decompress_ahead(struct msr_source *s)
 	if (!s->compressed || s->done)
 		return false;
 	s->ahead_bytes_in = s->bytes_in;
+	s->chunk_max = AHEAD_BLOCK; /* the helper's slots */
 	s->ahead = msr_ahead_start(ahead_produce, s);
+	if (!s->ahead)
+		s->chunk_max = ZCHUNK;
 	return s->ahead != NULL;
 }
 
