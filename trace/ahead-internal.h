@@ -10,11 +10,10 @@
  * first calls `produce` once the reader takes its first block, so that a
  * block the reader got from `produce` itself before the start stays intact
  * until then. Only the helper calls `produce` once started, so its state
- * needs no locks. The
- * helper runs at a lower priority (nice +5) with every signal blocked; a
- * signal that interrupts the reader's wait makes take return
- * MSR_AHEAD_EINTR (errno = EINTR), and a later take goes on where it
- * stopped. Memory: AHEAD_SLOTS blocks of
+ * needs no locks. The helper runs at a lower priority (nice +5) with every
+ * signal blocked; a signal that interrupts the reader's wait makes take
+ * return MSR_AHEAD_EINTR (errno = EINTR), and a later take goes on where
+ * it stopped. Memory: AHEAD_SLOTS blocks of
  * AHEAD_BLOCK bytes, whatever the length of the input.
  */
 #ifndef MSR_AHEAD_INTERNAL_H
