@@ -8,12 +8,12 @@
  * order, each valid until the next take, and then repeats the final status
  * (MSR_END or the error, with its message) on every later take. The helper
  * first calls `produce` once the reader takes its first block, so that a
- * block the reader got from `produce` itself before the start stays intact
- * until then. Only the helper calls `produce` once started, so its state
- * needs no locks. The helper runs at a lower priority (nice +5) with every
- * signal blocked; a signal that interrupts the reader's wait makes take
- * return MSR_AHEAD_EINTR (errno = EINTR), and a later take goes on where
- * it stopped. Memory: AHEAD_SLOTS blocks of
+ * block the reader got from the producer's memory itself, before the
+ * start, stays intact until then. Only the helper calls `produce` once
+ * started, so its state needs no locks. The helper runs at a lower
+ * priority (nice +5) with every signal blocked; a signal that interrupts
+ * the reader's wait makes take return MSR_AHEAD_EINTR (errno = EINTR), and
+ * a later take goes on where it stopped. Memory: AHEAD_SLOTS blocks of
  * AHEAD_BLOCK bytes, whatever the length of the input.
  */
 #ifndef MSR_AHEAD_INTERNAL_H
