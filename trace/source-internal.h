@@ -5,7 +5,8 @@
  * number (one or several frames, skippable frames ignored, large windows
  * accepted) and hands out the decompressed bytes in large blocks, zero-copy.
  * Never reads the whole input into memory; a truncated or corrupt frame is
- * MSR_E_TRUNCATED / MSR_E_FORMAT naming the compressed offset.
+ * MSR_E_TRUNCATED / MSR_E_FORMAT naming the compressed offset, returned
+ * after every byte decoded before it has been handed out.
  */
 #ifndef MSR_SOURCE_INTERNAL_H
 #define MSR_SOURCE_INTERNAL_H
@@ -36,9 +37,10 @@ int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
 /*
  * Decompress ahead in a helper thread from here on (a zstd input only):
  * the file and the zstd state then belong to the helper, which fills a few
- * blocks ahead of the reader. Blocks, errors and their order are the same
- * as without it. Returns false, and stays as it was, for an uncompressed
- * input or when no thread could be started.
+ * blocks ahead of the reader (copies of at most 256 KiB; inline, blocks
+ * of up to 1 MiB are read where they were decoded). The bytes, the errors
+ * and their order are the same as without it. Returns false, and stays as
+ * it was, for an uncompressed input or when no thread could be started.
  */
 bool msr_source_decompress_ahead(struct msr_source *s);
 
