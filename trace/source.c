@@ -52,7 +52,7 @@ struct msr_source {
 	bool eof;          /* no more file bytes */
 	bool done;         /* END returned or error */
 	char path[1024];
-	uint8_t *buf;      /* raw: file bytes; zstd: decompressed bytes */
+	uint8_t *buf;      /* file bytes (zstd: only until it is detected) */
 	size_t bufcap;
 	uint8_t *in;       /* zstd: compressed bytes in[zin_pos, zin_size) */
 	size_t incap, zin_pos, zin_size;
@@ -119,15 +119,23 @@ static int fill(struct msr_source *s, uint8_t *dst, size_t want, size_t *got,
 	return MSR_OK;
 }
 
+/* Could the `n` bytes at p begin a zstd frame, regular or skippable (the
+ * magic numbers 0xFD2FB528, 0x184D2A5?, little-endian)? Fewer than 4
+ * bytes are compared as far as they go. */
+static bool zstd_magic_prefix(const uint8_t *p, size_t n)
+{
+	static const uint8_t frame[4] = {0x28, 0xb5, 0x2f, 0xfd};
+	static const uint8_t skippable[4] = {0x50, 0x2a, 0x4d, 0x18};
+	size_t k = n < 4 ? n : 4;
+
+	if (k && (p[0] & 0xf0) == skippable[0])
+		return memcmp(p + 1, skippable + 1, k - 1) == 0;
+	return memcmp(p, frame, k) == 0;
+}
+
 static bool is_zstd_magic(const uint8_t *p, size_t n)
 {
-	uint32_t m;
-
-	if (n < 4)
-		return false;
-	m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-	return m == ZSTD_MAGICNUMBER || (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+	return n >= 4 && zstd_magic_prefix(p, 4);
 }
 
 static int setup_zstd(struct msr_source *s, struct msr_error *err)
@@ -302,17 +310,6 @@ static int zin_need(struct msr_source *s, size_t n, bool *eof,
 		s->zin_size += got;
 	}
 	return MSR_OK;
-}
-
-/* Would the `n` bytes at p, the start of a frame, begin a zstd frame? */
-static bool zstd_magic_prefix(const uint8_t *p, size_t n)
-{
-	static const uint8_t frame[4] = {0x28, 0xb5, 0x2f, 0xfd};
-
-	if (n >= 1 && (p[0] & 0xf0) == 0x50) /* skippable: 0x184D2A5? */
-		return n < 2 || (p[1] == 0x2a && (n < 3 || (p[2] == 0x4d &&
-						   (n < 4 || p[3] == 0x18))));
-	return memcmp(p, frame, n < 4 ? n : 4) == 0;
 }
 
 /* The window and content size from a regular frame's header at p
