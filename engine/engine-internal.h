@@ -137,7 +137,11 @@ struct strand {
 	struct msr_map ld_keys;   /* load key -> youngest live load (low 32 bits) */
 	uint64_t ld_exec_cur;     /* no unexecuted live load below this */
 	uint64_t st_exec_cur;
-	uint64_t st_ack_cur;      /* normal stores below are acked/skipped */
+	/* committed, unacknowledged normal stores: a min-heap of their seqs,
+	 * so an ST_ACK takes the oldest without passing the uncommitted ones
+	 * before it (a flood of acks behind stores that never commit) */
+	uint64_t *acks;
+	uint32_t acks_n, acks_cap;
 	uint64_t st_rmo_ack_cur;  /* RMO stores below are acked */
 	uint64_t ld_live_tail;    /* seq after the youngest unpopped load */
 	uint64_t st_live_tail;

@@ -193,7 +193,7 @@ int msr_engine_create(const struct msr_config *cfg,
 			goto nomem;
 		s->ld_exec_cur = s->ld_live_tail = 1;
 		s->st_exec_cur = s->st_live_tail = 1;
-		s->st_ack_cur = s->st_rmo_ack_cur = 1;
+		s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);
 	if (msr_map_init(&e->pend, 64) < 0)
@@ -220,6 +220,7 @@ void msr_engine_destroy(struct msr_engine *e)
 				msr_map_release(&e->strands[t].st_blocks);
 			if (e->strands[t].ld_keys.slots)
 				msr_map_release(&e->strands[t].ld_keys);
+			free(e->strands[t].acks);
 		}
 	}
 	if (e->banks)

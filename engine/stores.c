@@ -12,10 +12,60 @@
 #include "engine-internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+
+/* Store `q` committed and awaits its ST_ACK (struct strand's `acks`:
+ * stores mostly commit in program order, so the push usually stops at
+ * once). False when memory is short. */
+static bool ackq_push(struct strand *s, uint64_t q)
+{
+	uint32_t i;
+
+	if (s->acks_n == s->acks_cap) {
+		uint32_t cap = s->acks_cap ? 2 * s->acks_cap : 16;
+		uint64_t *a = realloc(s->acks, (size_t)cap * sizeof(*a));
+
+		if (!a)
+			return false;
+		s->acks = a;
+		s->acks_cap = cap;
+	}
+	for (i = s->acks_n++; i; i = (i - 1) / 2) {
+		uint64_t p = s->acks[(i - 1) / 2];
+
+		if (p <= q)
+			break;
+		s->acks[i] = p;
+	}
+	s->acks[i] = q;
+	return true;
+}
+
+/* Remove the oldest store from `acks`. */
+static void ackq_pop(struct strand *s)
+{
+	uint32_t n = --s->acks_n, i = 0;
+	uint64_t last = s->acks[n];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && s->acks[c + 1] < s->acks[c])
+			c++;
+		if (last <= s->acks[c])
+			break;
+		s->acks[i] = s->acks[c];
+		i = c;
+	}
+	if (n)
+		s->acks[i] = last;
+}
 
 /* Store `q` leaves the block chains (retired, dropped or popped). */
 static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
@@ -89,8 +139,6 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 		return; /* the cursors are at or above an unmoved head */
 	if (s->st_exec_cur < s->st.head)
 		s->st_exec_cur = s->st.head;
-	if (s->st_ack_cur < s->st.head)
-		s->st_ack_cur = s->st.head;
 	if (s->st_rmo_ack_cur < s->st.head)
 		s->st_rmo_ack_cur = s->st.head;
 	if (s->st_live_tail < s->st.head)
@@ -111,6 +159,9 @@ static void st_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       : !(se->flags & STF_CRETIRED) ? "retired"
 						    : "executed");
 	st_unlink(s, s->st.head, se);
+	/* the oldest live store: if it awaits its ack, it is first in `acks` */
+	if (s->acks_n && s->acks[0] == s->st.head)
+		ackq_pop(s);
 	se->flags |= STF_POPPED;
 	msr_eng_st_retire(e, s);
 }
@@ -405,6 +456,8 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 		return;
 	}
 	se->flags |= STF_COMMITTED;
+	if (!(se->flags & STF_RMO) && !ackq_push(s, sseq))
+		e->nomem = 1;
 	se->co = co;
 	se->commit_mask = ev->bmask;
 	se->commit_event = ev->index;
@@ -444,21 +497,34 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	msr_mab_retire(e);
 }
 
-static struct st_ent *st_find_ack(struct strand *s, bool rmo)
+/* The store an ST_ACK acknowledges: the oldest RMO store not yet acked
+ * (RMO stores may be acked before their commit), or the oldest committed,
+ * unacknowledged normal store. */
+static struct st_ent *st_find_ack(struct msr_engine *e, struct strand *s,
+				  bool rmo)
 {
-	uint64_t *cur = rmo ? &s->st_rmo_ack_cur : &s->st_ack_cur;
+	if (rmo) {
+		uint64_t *cur = &s->st_rmo_ack_cur;
 
-	for (uint64_t q = *cur; q < s->st.tail; q++) {
-		struct st_ent *se = msr_ring_at(&s->st, q);
-		bool is_rmo = (se->flags & STF_RMO) != 0;
+		/* the cursor passes what it skips: amortised O(1) */
+		for (; *cur < s->st.tail; (*cur)++) {
+			struct st_ent *se = msr_ring_at(&s->st, *cur);
 
-		if ((se->flags & (STF_POPPED | STF_ACKED)) || is_rmo != rmo) {
-			if (q == *cur)
-				(*cur)++;
-			continue;
+			e->st.bind_steps++;
+			if (!(se->flags & (STF_POPPED | STF_ACKED)) &&
+			    (se->flags & STF_RMO))
+				return se;
 		}
-		/* RMO stores may be acked before their commit */
-		if (rmo || (se->flags & STF_COMMITTED))
+		return NULL;
+	}
+	while (s->acks_n) {
+		uint64_t q = s->acks[0];
+		struct st_ent *se = q >= s->st.head ? msr_ring_at(&s->st, q)
+						    : NULL;
+
+		e->st.bind_steps++;
+		ackq_pop(s);
+		if (se && !(se->flags & (STF_POPPED | STF_ACKED)))
 			return se;
 	}
 	return NULL;
@@ -468,7 +534,7 @@ void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
 {
 	unsigned t = ev->tnum;
 	struct strand *s = &e->strands[t];
-	struct st_ent *se = st_find_ack(s, ev->rmo != 0);
+	struct st_ent *se = st_find_ack(e, s, ev->rmo != 0);
 
 	if (!se) {
 		msr_eng_report(e, MSR_V_UNMATCHED_ST_ACK, (int)t, 0, 0, 0,

@@ -83,8 +83,9 @@ Test(bind, answers_pass_a_commit_that_never_gets_its_own)
 		st_ack(t, C0, 0, 10 + i);
 	}
 	cr_assert_eq(t->nv, 0);
-	/* a commit and an answer each: one step, two past the stuck one */
-	cr_assert_leq(stats(t).bind_steps, 3 * N + 1);
+	/* a commit, an answer and an ack each: one step, two past the stuck
+	 * one */
+	cr_assert_leq(stats(t).bind_steps, 4 * N + 1);
 	cr_assert_eq(inflight(t, C0).answers, 1);
 	st_inv(t, 1, C0, 0x2000, 50000); /* the late answer still binds */
 	cr_assert_eq(t->nv, 0);
@@ -263,7 +264,9 @@ Test(bind, bypass_passes_stores_to_other_bytes_of_the_block)
 	}
 	cr_assert_eq(t->nv, 0);
 	cr_assert_eq(inflight(t, C0).stores, N + 2);
-	cr_assert_leq(stats(t).bind_steps, 4 * N + 2);
+	/* a commit, an ack and a bypass decision each, and the two acks
+	 * before */
+	cr_assert_leq(stats(t).bind_steps, 5 * N + 4);
 	/* bytes 0 and 1: the youngest byte-0 store decides and does not
 	 * cover byte 1 */
 	ld_issue(t, C0, 0x1000, 1, MSR_IT_LOAD, 50000);
@@ -382,5 +385,76 @@ Test(bind, naming_a_wrong_value_looks_back_a_bounded_number_of_stores)
 	cr_assert_eq(count_kind(t, MSR_V_LOAD_VALUE), 2);
 	cr_assert_not(t->v[0].observed_from.valid);
 	cr_assert_leq(stats(t).bind_steps, 2 * (256 + 2));
+	t_free(t);
+}
+
+Test(bind, acks_pass_stores_that_never_commit)
+{
+	struct tctx *t = t_new(false);
+	uint64_t before;
+
+	for (unsigned i = 0; i < N; i++)
+		st_issue(t, C0, 0x100000 + 8 * i, i, 0xff, MSR_IT_STORE, 1);
+	before = stats(t).bind_steps;
+	/* a flood of acks with nothing committed to acknowledge */
+	for (unsigned i = 0; i < N; i++)
+		st_ack(t, C0, 0, 2);
+	cr_assert_eq(t->nv, T_MAXV);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_ACK), T_MAXV);
+	cr_assert_leq(stats(t).bind_steps - before, N);
+	/* the youngest commits, out of order, and its ack finds it behind
+	 * all the uncommitted ones */
+	before = stats(t).bind_steps;
+	for (unsigned i = 0; i < N / 2; i++) {
+		st_commit(t, C0, 0x100000 + 8 * (N - 1 - i), 0xff, 0, 1, 3);
+		st_ack(t, C0, 0, 3);
+	}
+	cr_assert_eq(t->nv, T_MAXV);
+	cr_assert_leq(stats(t).bind_steps - before, 2 * N);
+	cr_assert_eq(inflight(t, C0).unacked, N - N / 2);
+	cr_assert_eq(inflight(t, C0).uncommitted, N - N / 2);
+	t_free(t);
+}
+
+Test(bind, an_ack_takes_the_oldest_committed_store)
+{
+	struct tctx *t = t_new(false);
+	struct msr_strand_inflight in;
+
+	st_issue(t, C0, 0x1000, 1, 0xff, MSR_IT_STORE, 1); /* #1 */
+	st_issue(t, C0, 0x2000, 2, 0xff, MSR_IT_STORE, 2); /* #2 */
+	st_issue(t, C0, 0x3000, 3, 0xff, MSR_IT_STORE, 3); /* #3 */
+	st_commit(t, C0, 0x3000, 0xff, 0, 1, 4);
+	st_commit(t, C0, 0x2000, 0xff, 0, 1, 5);
+	st_ack(t, C0, 0, 6); /* #2, not #3 */
+	st_commit(t, C0, 0x1000, 0xff, 0, 1, 7);
+	st_ack(t, C0, 0, 8); /* #1: #1 and #2 retire */
+	in = inflight(t, C0);
+	cr_assert_eq(in.stores, 1);
+	cr_assert_eq(in.unacked, 1);
+	st_ack(t, C0, 0, 9); /* #3 */
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	cr_assert_eq(t->nv, 0);
+	st_ack(t, C0, 0, 10);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_ACK), 1);
+	t_free(t);
+}
+
+Test(bind, acks_skip_stores_dropped_at_the_limit)
+{
+	struct tctx *t = t_new_limits(false, 4, 0);
+
+	/* ten committed stores, never acked: the first six are given up */
+	for (unsigned i = 0; i < 10; i++) {
+		st_issue(t, C0, 0x1000 + 8 * i, i, 0xff, MSR_IT_STORE, 1 + i);
+		st_commit(t, C0, 0x1000 + 8 * i, 0xff, 0, 1, 1 + i);
+	}
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 6);
+	for (unsigned i = 0; i < 4; i++)
+		st_ack(t, C0, 0, 20 + i);
+	cr_assert_eq(t->nv, 6);
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	st_ack(t, C0, 0, 30);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_ACK), 1);
 	t_free(t);
 }
