@@ -56,7 +56,8 @@ _Static_assert(sizeof(struct msr_src) == 16, "msr_src is two words");
 struct ld_ent {
 	uint64_t pa;          /* byte address of this entry's first byte */
 	uint64_t key;         /* 8-byte block (cacheable) or full pa (I/O) */
-	uint64_t prev_same;   /* next older live load with this key, 0 = none */
+	struct msr_chain_link link; /* the chain of the strand's live loads
+				     * with this key */
 	uint64_t group;       /* seq of the first entry of the instruction */
 	uint64_t bypass_sseq; /* model's full-bypass decision, 0 = none */
 	uint64_t iseq, pc;
@@ -89,7 +90,8 @@ struct ld_ent {
 
 struct st_ent {
 	uint64_t pa;
-	uint64_t prev_same;   /* next older live store to this block, 0 = none */
+	struct msr_chain_link link; /* the chain of the strand's live stores
+				     * to this block */
 	uint64_t co;
 	uint64_t iseq;
 	uint64_t issue_event, commit_event;

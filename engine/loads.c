@@ -20,22 +20,12 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
-/* Live loads are within 2^32 of the tail: rebuild a seq from 32 bits. */
-static uint64_t ld_seq32(const struct strand *s, uint32_t v)
-{
-	return msr_ring_seq32(&s->ld, v);
-}
-
 /* Load `q` leaves its key chain (retired, dropped or popped). */
 static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
 {
 	uint32_t *v = msr_map_get(&s->ld_keys, le->key);
 
-	if (!v || ld_seq32(s, *v) != q)
-		return; /* a younger load heads the chain */
-	if (le->prev_same >= s->ld.head && le->prev_same != q)
-		*v = (uint32_t)le->prev_same;
-	else
+	if (v && msr_chain_leave(&s->ld, v, q, offsetof(struct ld_ent, link)))
 		msr_map_del_at(&s->ld_keys, v);
 }
 
@@ -53,8 +43,7 @@ void msr_eng_ld_retire(struct msr_engine *e, struct strand *s)
 
 		if (!done)
 			break;
-		if (!(le->flags & LDF_POPPED))
-			ld_unlink(s, s->ld.head, le);
+		ld_unlink(s, s->ld.head, le);
 		s->ld.head++;
 	}
 	if (s->ld.head == head)
@@ -77,8 +66,7 @@ static void ld_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       (unsigned long long)le->issue_event,
 		       le->flags & LDF_DATA ? "never executed"
 					    : "never got its data");
-	ld_unlink(s, s->ld.head, le);
-	le->flags |= LDF_POPPED;
+	le->flags |= LDF_POPPED; /* leaves its chain as it retires */
 	msr_eng_ld_retire(e, s);
 }
 
@@ -120,7 +108,7 @@ static void ld_bypass_walk(struct msr_engine *e, struct strand *s,
 			return;
 		if (ld_bypass_decides(le, se, q))
 			return;
-		q = se->prev_same;
+		q = msr_chain_older(q, &se->link);
 	}
 }
 
@@ -150,7 +138,8 @@ static void ld_bypass(struct msr_engine *e, struct strand *s,
 			if (!(at & (0x80u >> i)))
 				continue;
 			if (se->wr_back[i] == ST_BACK_FAR) {
-				ld_bypass_walk(e, s, le, se->prev_same);
+				ld_bypass_walk(e, s, le,
+					       msr_chain_older(q, &se->link));
 				return;
 			}
 			w[i] = se->wr_back[i] ? q - se->wr_back[i] : 0;
@@ -219,17 +208,13 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		le->pa = nent > 1 ? base + 8 * k : ev->pa;
 		le->key = io ? le->pa : le->pa & ~7ULL;
 		v = msr_map_upsert(&s->ld_keys, le->key, &found);
-		if (v) {
-			uint64_t q = found ? ld_seq32(s, *v) : 0;
-
-			le->prev_same = q >= s->ld.head && q < s->ld.tail ? q
-									   : 0;
-			*v = (uint32_t)seq;
-			msr_ring_floor_keep(&s->ld, msr_map_aux(v), found,
-					    seq);
-		} else {
+		if (v)
+			msr_chain_push(&s->ld, v, found, seq,
+				       offsetof(struct ld_ent, link),
+				       offsetof(struct ld_ent, flags),
+				       LDF_POPPED | LDF_DATA);
+		else
 			e->nomem = 1;
-		}
 		le->group = group;
 		le->itype = (uint8_t)itype;
 		le->nent = (uint8_t)nent;
@@ -387,21 +372,21 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 /*
  * Bind LD_DATA to the oldest data-less live load with `key` (the caller
  * gives it its data). LD_DATA binds in program order per key, so the walk
- * stops at the key's floor (msr_ring_chain_bind) and never passes the
- * loads that have their data but have not retired: behind a load that
- * never gets its data, all the strand's later loads, tens of thousands
- * (loads retire in order).
+ * starts where the last one stopped (msr_chain_bind) and never passes the
+ * loads that have their data but have not retired (behind a load that
+ * never gets its data, all the strand's later loads, tens of thousands:
+ * loads retire in order) nor the loads still waiting behind the one it
+ * binds (tens of thousands issued to one block before their data).
  */
 static struct ld_ent *ld_bind_dataless(struct msr_engine *e, struct strand *s,
 				       uint64_t key, uint64_t *seq_out)
 {
 	uint32_t *v = msr_map_get(&s->ld_keys, key);
 
-	return v ? msr_ring_chain_bind(&s->ld, v,
-				       offsetof(struct ld_ent, prev_same),
-				       offsetof(struct ld_ent, flags),
-				       LDF_POPPED | LDF_DATA, seq_out,
-				       &e->st.bind_steps)
+	return v ? msr_chain_bind(&s->ld, v, offsetof(struct ld_ent, link),
+				  offsetof(struct ld_ent, flags),
+				  LDF_POPPED | LDF_DATA, seq_out,
+				  &e->st.bind_steps)
 		 : NULL;
 }
 

@@ -319,7 +319,7 @@ static uint64_t find_own_store(struct msr_engine *e, struct strand *s,
 		if (!(se->flags & STF_POPPED) && (se->bmask & mask) == mask &&
 		    !mask_differ8(se->data, obs, mask))
 			return q;
-		q = se->prev_same;
+		q = msr_chain_older(q, &se->link);
 	}
 	return 0;
 }

@@ -70,24 +70,20 @@ static void ackq_pop(struct strand *s)
 /* Store `q` leaves the block chains (retired, dropped or popped). */
 static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
 {
-	uint64_t pa8 = se->pa & ~7ULL;
-	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
+	uint32_t *v = msr_map_get(&s->st_blocks, se->pa & ~7ULL);
 
-	if (!v || msr_st_seq32(s, *v) != q)
-		return; /* a younger store heads the chain */
-	if (se->prev_same >= s->st.head && se->prev_same != q)
-		*v = (uint32_t)se->prev_same;
-	else
+	if (v && msr_chain_leave(&s->st, v, q, offsetof(struct st_ent, link)))
 		msr_map_del_at(&s->st_blocks, v);
 }
 
-/* A new store `seq` after `se->prev_same` in its block's chain: its bytes'
+/* A new store `seq` after store `prev` in its block's chain: its bytes'
  * youngest older writers, from those of the store before it, so that the
  * bypass decision reaches them without walking the chain. */
-static void st_link_bytes(struct strand *s, struct st_ent *se, uint64_t seq)
+static void st_link_bytes(struct strand *s, struct st_ent *se, uint64_t seq,
+			  uint64_t prev)
 {
-	const struct st_ent *p = msr_ring_at(&s->st, se->prev_same);
-	uint64_t gap = seq - se->prev_same;
+	const struct st_ent *p = msr_ring_at(&s->st, prev);
+	uint64_t gap = seq - prev;
 	uint16_t g = gap > ST_BACK_FAR ? ST_BACK_FAR : (uint16_t)gap;
 #ifdef __SSE2__
 	/* lane i is byte i (mask bit 0x80 >> i); branch-free, since the masks
@@ -131,8 +127,7 @@ void msr_eng_st_retire(struct msr_engine *e, struct strand *s)
 
 		if (!done)
 			break;
-		if (!(se->flags & STF_POPPED))
-			st_unlink(s, s->st.head, se);
+		st_unlink(s, s->st.head, se);
 		s->st.head++;
 	}
 	if (s->st.head == head)
@@ -158,8 +153,8 @@ static void st_force_drop(struct msr_engine *e, struct strand *s, unsigned t)
 		       : !(se->flags & STF_ACKED)   ? "acknowledged"
 		       : !(se->flags & STF_CRETIRED) ? "retired"
 						    : "executed");
-	st_unlink(s, s->st.head, se);
-	/* the oldest live store: if it awaits its ack, it is first in `acks` */
+	/* the oldest live store: if it awaits its ack, it is first in `acks`
+	 * (it leaves its chain as it retires) */
 	if (s->acks_n && s->acks[0] == s->st.head)
 		ackq_pop(s);
 	se->flags |= STF_POPPED;
@@ -211,13 +206,13 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 	se->pa = ev->pa;
 	v = msr_map_upsert(&s->st_blocks, ev->pa & ~7ULL, &found);
 	if (v) {
-		uint64_t q = found ? msr_st_seq32(s, *v) : 0;
+		uint64_t p = msr_chain_push(&s->st, v, found, seq,
+					    offsetof(struct st_ent, link),
+					    offsetof(struct st_ent, flags),
+					    STF_POPPED | STF_COMMITTED);
 
-		se->prev_same = q >= s->st.head && q < s->st.tail ? q : 0;
-		*v = (uint32_t)seq;
-		msr_ring_floor_keep(&s->st, msr_map_aux(v), found, seq);
-		if (se->prev_same)
-			st_link_bytes(s, se, seq);
+		if (p)
+			st_link_bytes(s, se, seq, p);
 	} else {
 		e->nomem = 1;
 	}
@@ -319,10 +314,11 @@ void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
 
 /*
  * Bind a commit to the oldest uncommitted store of the strand to pa8.
- * Commits bind in program order per block, so the walk stops at the
- * block's floor (msr_ring_chain_bind) and never passes the committed
- * stores that wait for their commit to retire: behind a commit whose
- * invalidation never came, tens of thousands (the MAB retires in order).
+ * Commits bind in program order per block, so the walk starts where the
+ * last one stopped (msr_chain_bind) and never passes the committed stores
+ * that wait for their commit to retire (behind a commit whose invalidation
+ * never came, tens of thousands: the MAB retires in order) nor the
+ * uncommitted stores behind the one it binds.
  */
 static struct st_ent *st_bind_uncommitted(struct msr_engine *e,
 					  struct strand *s, uint64_t pa8,
@@ -330,11 +326,10 @@ static struct st_ent *st_bind_uncommitted(struct msr_engine *e,
 {
 	uint32_t *v = msr_map_get(&s->st_blocks, pa8);
 
-	return v ? msr_ring_chain_bind(&s->st, v,
-				       offsetof(struct st_ent, prev_same),
-				       offsetof(struct st_ent, flags),
-				       STF_POPPED | STF_COMMITTED, seq_out,
-				       &e->st.bind_steps)
+	return v ? msr_chain_bind(&s->st, v, offsetof(struct st_ent, link),
+				  offsetof(struct st_ent, flags),
+				  STF_POPPED | STF_COMMITTED, seq_out,
+				  &e->st.bind_steps)
 		 : NULL;
 }
 

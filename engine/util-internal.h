@@ -56,19 +56,6 @@ static inline uint64_t msr_ring_seq32(const struct msr_ring *r, uint32_t v)
 	return last - (uint32_t)((uint32_t)last - v);
 }
 
-/*
- * A chain's floor (a map slot's `aux` beside its youngest element): every
- * element of the chain still waiting to be bound is above it. A new chain
- * (`found` false) starts it just below its first element `seq`; raising a
- * floor left below the ring's head keeps it within 2^32 of the tail.
- */
-static inline void msr_ring_floor_keep(const struct msr_ring *r,
-				       uint32_t *floor, bool found, uint64_t seq)
-{
-	if (!found || msr_ring_seq32(r, *floor) < r->head)
-		*floor = (uint32_t)(found ? r->head - 1 : seq - 1);
-}
-
 static inline int msr_ring_full(const struct msr_ring *r)
 {
 	return r->limit && msr_ring_count(r) >= r->limit;
@@ -159,41 +146,129 @@ static inline uint32_t *msr_map_aux(uint32_t *val)
 }
 
 /*
- * Bind to the oldest element of a ring's chain still waiting: walk back
- * from its youngest (the map value *v) through each element's link to the
- * next older one (a uint64_t seq at `prev_off`; below the head: none) down
- * to the chain's floor in msr_map_aux(v) (msr_ring_floor_keep). An element
- * waits unless its flags byte at `flags_off` has a bit of `done`. Binding
- * is in order, so the floor rises to the element found and the walk never
- * passes the elements at or below it again. Returns it (NULL: none) and
- * its seq in *seq; adds the elements looked at to *steps.
+ * Chains: the live elements of a ring that share a key (a strand's loads
+ * or stores to one block), linked both ways. A map slot keeps the chain's
+ * youngest element in `val` and its start in `aux`: every element older
+ * than the start is done (bound, or dropped), so binding in order walks
+ * forward from the start and passes each done element once. Elements enter
+ * at the young end (msr_chain_push) and leave when they retire, in ring
+ * order, or when popped from the young end (msr_chain_leave); an element
+ * popped from the middle stays linked, as a done one, until it retires.
+ * References are 32-bit (msr_ring_seq32), links are gaps in seqs: a ring
+ * holds at most 2^32 elements.
  */
-static inline void *msr_ring_chain_bind(const struct msr_ring *r,
-					uint32_t *v, size_t prev_off,
-					size_t flags_off, uint8_t done,
-					uint64_t *seq, uint64_t *steps)
-{
-	uint64_t q = msr_ring_seq32(r, *v), floor, n = 0;
-	unsigned char *best = NULL;
+struct msr_chain_link {
+	uint32_t older;   /* seq gap to the next older element, 0 = none */
+	uint32_t younger; /* seq gap to the next younger element, 0 = none */
+};
 
-	if (q < r->head || q >= r->tail)
-		return NULL;
-	floor = msr_ring_seq32(r, *msr_map_aux(v));
-	for (; q >= r->head && q > floor; n++) {
+static inline struct msr_chain_link *msr_chain_at(const struct msr_ring *r,
+						  uint64_t q, size_t link_off)
+{
+	unsigned char *x = msr_ring_at(r, q);
+
+	return x ? (struct msr_chain_link *)(void *)(x + link_off) : NULL;
+}
+
+/* The next older element of q in its chain (0 = none; may have retired). */
+static inline uint64_t msr_chain_older(uint64_t q,
+				       const struct msr_chain_link *l)
+{
+	return l->older ? q - l->older : 0;
+}
+
+/*
+ * Element `seq`, just pushed with its link zeroed, joins the chain whose
+ * map value is *v (`found` false: a new key, *v undefined). Done as in
+ * msr_chain_bind. Returns the element that headed the chain, 0 = none.
+ */
+static inline uint64_t msr_chain_push(const struct msr_ring *r, uint32_t *v,
+				      bool found, uint64_t seq,
+				      size_t link_off, size_t flags_off,
+				      uint8_t done)
+{
+	uint64_t p = found ? msr_ring_seq32(r, *v) : 0;
+	uint32_t *start = msr_map_aux(v);
+	unsigned char *x;
+
+	*v = (uint32_t)seq;
+	if (p < r->head || p >= seq) {
+		*start = (uint32_t)seq;
+		return 0;
+	}
+	x = msr_ring_at(r, p);
+	msr_chain_at(r, seq, link_off)->older = (uint32_t)(seq - p);
+	((struct msr_chain_link *)(void *)(x + link_off))->younger =
+		(uint32_t)(seq - p);
+	/* all done before it: the next bind starts at the new element */
+	if (msr_ring_seq32(r, *start) == p && (x[flags_off] & done))
+		*start = (uint32_t)seq;
+	return p;
+}
+
+/*
+ * Element q leaves the chain whose map value is *v (NULL: no chain for its
+ * key): retired from the ring's head, or popped. Returns true when the key
+ * has no live element left (the caller deletes the slot).
+ */
+static inline bool msr_chain_leave(const struct msr_ring *r, uint32_t *v,
+				   uint64_t q, size_t link_off)
+{
+	const struct msr_chain_link *l = msr_chain_at(r, q, link_off);
+	uint32_t *start = msr_map_aux(v);
+	uint64_t p;
+
+	if (msr_ring_seq32(r, *v) != q) {
+		/* an older element: the start moves past it once done */
+		if (msr_ring_seq32(r, *start) == q && l->younger)
+			*start = (uint32_t)(q + l->younger);
+		return false;
+	}
+	p = msr_chain_older(q, l);
+	if (p < r->head || p >= q)
+		return true;
+	*v = (uint32_t)p;
+	msr_chain_at(r, p, link_off)->younger = 0;
+	if (msr_ring_seq32(r, *start) == q)
+		*start = (uint32_t)p;
+	return false;
+}
+
+/*
+ * Bind to the oldest element of the chain (map value *v) still waiting: an
+ * element waits unless its flags byte at `flags_off` has a bit of `done`,
+ * and the caller makes the element found done. Binding is in order, so the
+ * start moves past that element and the walk never passes the elements
+ * before it again. Returns it (NULL: none) and its seq in *seq; adds the
+ * elements looked at to *steps.
+ */
+static inline void *msr_chain_bind(const struct msr_ring *r, uint32_t *v,
+				   size_t link_off, size_t flags_off,
+				   uint8_t done, uint64_t *seq,
+				   uint64_t *steps)
+{
+	uint32_t *start = msr_map_aux(v);
+	uint64_t q = msr_ring_seq32(r, *start);
+
+	for (;;) {
 		unsigned char *x = msr_ring_at(r, q);
+		const struct msr_chain_link *l;
 
 		if (!x)
-			break;
+			return NULL;
+		++*steps;
+		l = (const struct msr_chain_link *)(void *)(x + link_off);
 		if (!(x[flags_off] & done)) {
-			best = x;
+			*start = (uint32_t)(q + l->younger);
 			*seq = q;
+			return x;
 		}
-		memcpy(&q, x + prev_off, sizeof(q));
+		if (!l->younger) {
+			*start = (uint32_t)q;
+			return NULL;
+		}
+		q += l->younger;
 	}
-	*steps += n;
-	if (best)
-		*msr_map_aux(v) = (uint32_t)*seq;
-	return best;
 }
 
 /* Insert absent `key` at its free probe slot i (growing if needed). */

@@ -458,3 +458,77 @@ Test(bind, acks_skip_stores_dropped_at_the_limit)
 	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_ACK), 1);
 	t_free(t);
 }
+
+Test(bind, loads_waiting_on_one_block_bind_without_walking_back)
+{
+	struct tctx *t = t_new(false);
+
+	/* N loads of one block issued before any data: each LD_DATA takes
+	 * the oldest, and the walk starts where the last one stopped */
+	for (unsigned i = 0; i < N; i++)
+		ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 1);
+	/* the youngest 100 are squashed: the chain ends before them */
+	for (unsigned i = 0; i < 100; i++)
+		simple(t, MSR_LD_POP, C0);
+	cr_assert_eq(inflight(t, C0).loads, N - 100);
+	for (unsigned i = 0; i < N - 100; i++)
+		ld_data(t, C0, 0x1000, MSR_DSRC_L2, 2);
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	cr_assert_leq(stats(t).bind_steps, 2 * N);
+	ld_data(t, C0, 0x1000, MSR_DSRC_L2, 3);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_LD_DATA), 1);
+	/* the key is gone with its last load: a new chain starts */
+	ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 4);
+	ld_data(t, C0, 0x1000, MSR_DSRC_L2, 5);
+	cr_assert_eq(t->nv, 1);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	t_free(t);
+}
+
+Test(bind, stores_waiting_on_one_block_commit_without_walking_back)
+{
+	struct tctx *t = t_new(false);
+
+	/* N stores to one block in the store buffer before any commits,
+	 * then two more blocks' stores interleaved with the commits */
+	for (unsigned i = 0; i < N; i++)
+		st_issue(t, C0, 0x1000, i, 0xff, MSR_IT_STORE, 1);
+	for (unsigned i = 0; i < N; i++) {
+		st_issue(t, C0, i % 2 ? 0x2000 : 0x3000, i, 0xff,
+			 MSR_IT_STORE, 2);
+		st_commit(t, C0, 0x1000, 0xff, 0, 1, 2);
+		st_ack(t, C0, 0, 2);
+	}
+	cr_assert_eq(t->nv, 0);
+	/* program order: the k-th commit bound store #k */
+	for (unsigned k = 0; k < t->nc; k++)
+		cr_assert_eq(t->c[k].sseq, k + 1);
+	cr_assert_eq(stats(t).commits, N);
+	cr_assert_leq(stats(t).bind_steps, 2 * N);
+	cr_assert_eq(inflight(t, C0).stores, N);
+	cr_assert_eq(inflight(t, C0).uncommitted, N);
+	/* the other blocks' stores commit in order too */
+	st_commit(t, C0, 0x3000, 0xff, 0, 1, 3);
+	cr_assert_eq(t->nc, T_MAXC); /* the sink keeps the first 128 */
+	st_commit(t, C0, 0x1000, 0xff, 0, 1, 4);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_COMMIT), 1);
+	t_free(t);
+}
+
+Test(bind, a_load_dropped_at_the_limit_leaves_its_chain)
+{
+	struct tctx *t = t_new_limits(false, 4, 0);
+
+	/* six loads of one block: the oldest two are given up waiting */
+	for (unsigned i = 0; i < 6; i++)
+		ld_issue(t, C0, 0x1000, 3, MSR_IT_LOAD, 1 + i);
+	cr_assert_eq(count_kind(t, MSR_V_LEFTOVER), 2);
+	for (unsigned i = 0; i < 4; i++)
+		ld_data(t, C0, 0x1000, MSR_DSRC_L2, 10 + i);
+	cr_assert_eq(t->nv, 2);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	ld_data(t, C0, 0x1000, MSR_DSRC_L2, 20);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_LD_DATA), 1);
+	t_free(t);
+}
