@@ -164,9 +164,6 @@ struct mab_ent {
 	uint32_t await;   /* cores still to answer */
 	uint32_t invvec;  /* as sent */
 	uint32_t ts;
-	/* commit in a `pend` list: the next one of its strand to the line
-	 * (MAB seq, low 32 bits; its own = none) */
-	uint32_t pend_next;
 	uint64_t pa;      /* commit: pa8; evict: 16-byte piece */
 	uint64_t sseq, co;
 	uint64_t event, offset;
@@ -215,6 +212,12 @@ struct page {
 	uint32_t chunk[MSR_PAGE_CHUNKS];
 };
 
+/* A commit in a `pend` list (struct msr_engine). */
+struct pend_node {
+	uint32_t mseq; /* the commit's MAB seq, low 32 bits */
+	uint32_t next; /* the next node of the list, pool index + 1; 0 none */
+};
+
 /* One entry of the bounded commit history (slot = co & (N - 1)). */
 struct chist {
 	uint64_t co, sseq, iseq, prev_co, pa8, event;
@@ -237,11 +240,13 @@ struct msr_engine {
 	/* per bank and core: no EVICT of the bank below this FIFO position
 	 * awaits the core (answers take them in order) */
 	uint64_t *evict_floor;     /* [bank * cores + core] */
-	/* commits awaiting answers per strand and L1 line (key line << 8 |
-	 * strand), oldest first: linked through mab_ent.pend_next; val the
-	 * oldest, aux the youngest (MAB seqs, low 32 bits). One small map
-	 * for all strands stays in cache. */
+	/* commits awaiting answers per strand, L1 line and core (key
+	 * (line << 8 | strand) << 5 | core), oldest first: a list of
+	 * struct pend_node in `pend_nodes`, val its first node and aux its
+	 * last (pool index + 1). One small map for all strands stays in
+	 * cache. */
 	struct msr_map pend;
+	struct msr_pool pend_nodes;
 
 	struct msr_map pages_map;  /* page number -> pool index */
 	struct msr_pool pages;

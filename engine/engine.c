@@ -196,6 +196,7 @@ int msr_engine_create(const struct msr_config *cfg,
 		s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);
+	msr_pool_init(&e->pend_nodes, sizeof(struct pend_node));
 	if (msr_map_init(&e->pend, 64) < 0)
 		goto nomem;
 	for (unsigned b = 0; b < cfg->l2_banks; b++)
@@ -229,6 +230,7 @@ void msr_engine_destroy(struct msr_engine *e)
 	msr_ring_release(&e->mab);
 	if (e->pend.slots)
 		msr_map_release(&e->pend);
+	msr_pool_release(&e->pend_nodes);
 	msr_mem_release(e);
 	free(e->strands);
 	free(e->banks);

@@ -228,13 +228,13 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 }
 
 /*
- * Commits awaiting ST_INV/ST_UPDATE answers, per strand and L1 line, in
- * commit order: an answer takes the oldest commit of its strand to its line
- * that awaits its core. A commit leaves its list when its last core answers
- * or when it is force-retired (msr_eng_pend_drop), so a list holds only
- * commits still waiting, all of them in the MAB: an answer looks at the
- * commits to its own line only, however many others wait behind a commit
- * whose answer never comes.
+ * Commits awaiting ST_INV/ST_UPDATE answers, per strand, L1 line and core,
+ * in commit order: an answer takes the oldest commit of its strand to its
+ * line that awaits its core, the first of that core's list. A commit is in
+ * the list of each core it awaits until that core answers or the commit is
+ * force-retired (msr_eng_pend_drop), so an answer looks at one commit,
+ * however many others of its strand to its line wait for other cores (a
+ * core that never answers keeps every commit to the lines it holds).
  */
 
 /* Listed commits are in the MAB: rebuild their seqs from 32 bits. */
@@ -243,73 +243,78 @@ static uint64_t mab_seq32(const struct msr_engine *e, uint32_t v)
 	return msr_ring_seq32(&e->mab, v);
 }
 
-/* The `pend` key of a strand's commits to the L1 line holding pa. */
+/* The `pend` key of a strand's commits to the L1 line holding pa that
+ * await `core`. */
 static uint64_t pend_key(const struct msr_engine *e, uint64_t pa,
-			 unsigned strand)
+			 unsigned strand, unsigned core)
 {
-	return (pa & ~(uint64_t)(e->line - 1)) << 8 | strand;
+	return ((pa & ~(uint64_t)(e->line - 1)) << 8 | strand) << 5 | core;
 }
 
-/* Append commit `mseq` (m, awaiting answers) to its line's list. */
-static void pend_add(struct msr_engine *e, struct strand *s, uint64_t mseq,
-		     struct mab_ent *m)
+static struct pend_node *pend_node(const struct msr_engine *e, uint32_t ref)
 {
-	bool found;
-	uint32_t *v = msr_map_upsert(&e->pend, pend_key(e, m->pa, m->strand),
-				     &found);
+	return msr_pool_at(&e->pend_nodes, ref - 1);
+}
 
-	if (!v) {
-		e->nomem = 1;
-		return;
-	}
-	m->pend_next = (uint32_t)mseq;
-	if (found) {
-		struct mab_ent *last = msr_ring_at(&e->mab,
-						   mab_seq32(e, *msr_map_aux(v)));
+/* Append commit `mseq` (m) to the list of each core it awaits. */
+static void pend_add(struct msr_engine *e, struct strand *s, uint64_t mseq,
+		     const struct mab_ent *m)
+{
+	for (uint32_t w = m->await; w; w &= w - 1) {
+		unsigned core = (unsigned)__builtin_ctz(w);
+		bool found;
+		uint32_t *v = msr_map_upsert(&e->pend,
+					     pend_key(e, m->pa, m->strand, core),
+					     &found);
+		uint32_t idx = msr_pool_alloc_raw(&e->pend_nodes);
+		struct pend_node *n;
 
-		if (last)
-			last->pend_next = (uint32_t)mseq;
-	} else {
-		*v = (uint32_t)mseq;
+		if (!v || idx == UINT32_MAX) {
+			if (v && !found)
+				msr_map_del_at(&e->pend, v);
+			e->nomem = 1;
+			return;
+		}
+		n = msr_pool_at(&e->pend_nodes, idx);
+		n->mseq = (uint32_t)mseq;
+		n->next = 0;
+		if (found)
+			pend_node(e, *msr_map_aux(v))->next = idx + 1;
+		else
+			*v = idx + 1;
+		*msr_map_aux(v) = idx + 1;
 	}
-	*msr_map_aux(v) = (uint32_t)mseq;
 	s->pend_n++;
 }
 
-/* Unlink commit `mseq` (m) from the list at `v`; `prev` is the commit
- * before it (0 = m is the oldest). */
-static void pend_unlink(struct msr_engine *e, struct strand *s, uint32_t *v,
-			uint64_t prev, uint64_t mseq, const struct mab_ent *m)
+/* Remove the first commit of the list at `v`. */
+static void pend_pop(struct msr_engine *e, uint32_t *v)
 {
-	uint64_t next = mab_seq32(e, m->pend_next);
-	bool youngest = next == mseq;
+	uint32_t ref = *v, next = pend_node(e, ref)->next;
 
-	if (!prev) {
-		if (youngest)
-			msr_map_del_at(&e->pend, v);
-		else
-			*v = (uint32_t)next;
-	} else {
-		struct mab_ent *p = msr_ring_at(&e->mab, prev);
-
-		if (p)
-			p->pend_next = (uint32_t)(youngest ? prev : next);
-		if (youngest)
-			*msr_map_aux(v) = (uint32_t)prev;
-	}
-	s->pend_n--;
+	msr_pool_free(&e->pend_nodes, ref - 1);
+	if (next)
+		*v = next;
+	else
+		msr_map_del_at(&e->pend, v);
 }
 
 void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
 		       const struct mab_ent *m)
 {
-	struct strand *s = &e->strands[m->strand];
-	uint32_t *v = msr_map_get(&e->pend, pend_key(e, m->pa, m->strand));
+	/* the MAB retires in order and a commit leaves a core's list when
+	 * the core answers: a commit at the MAB head is first in each list
+	 * it is still in */
+	for (uint32_t w = m->await; w; w &= w - 1) {
+		uint32_t *v = msr_map_get(&e->pend,
+					  pend_key(e, m->pa, m->strand,
+						   (unsigned)__builtin_ctz(w)));
 
-	/* the MAB retires in order and answered commits left at once: a
-	 * commit at the MAB head is the oldest of its list */
-	if (v && mab_seq32(e, *v) == mseq)
-		pend_unlink(e, s, v, 0, mseq, m);
+		if (v && mab_seq32(e, pend_node(e, *v)->mseq) == mseq)
+			pend_pop(e, v);
+	}
+	if (m->await)
+		e->strands[m->strand].pend_n--;
 }
 
 /*
@@ -542,36 +547,29 @@ void msr_eng_st_ack(struct msr_engine *e, const struct msr_event *ev)
 	msr_eng_st_retire(e, s);
 }
 
-/* The oldest commit of strand t to `line` that awaits core `bit`: its
- * list slot in *v, the commit before it in *prev (0 = none). */
-static struct mab_ent *st_find_pending(struct msr_engine *e, unsigned t,
-				       uint64_t line, uint32_t bit,
-				       uint64_t *seq_out, uint32_t **v,
-				       uint64_t *prev)
+/* The oldest commit of strand t to `line` that awaits `core`, taken off
+ * that core's list; its MAB seq in *seq_out. */
+static struct mab_ent *st_take_pending(struct msr_engine *e, unsigned t,
+				       uint64_t line, unsigned core,
+				       uint64_t *seq_out)
 {
-	uint64_t q;
+	uint32_t *v = msr_map_get(&e->pend, pend_key(e, line, t, core));
 
-	*prev = 0;
-	*v = msr_map_get(&e->pend, pend_key(e, line, t));
-	if (!*v)
-		return NULL;
-	for (q = mab_seq32(e, **v);;) {
+	while (v) {
+		uint64_t q = mab_seq32(e, pend_node(e, *v)->mseq);
 		struct mab_ent *m = msr_ring_at(&e->mab, q);
-		uint64_t next;
+		bool last = !pend_node(e, *v)->next;
 
-		if (!m)
-			return NULL;
-		e->st.bind_steps++; /* usually once: a commit per line */
-		if (m->await & bit) {
+		e->st.bind_steps++;
+		pend_pop(e, v);
+		if (m && (m->await & (1u << core))) {
 			*seq_out = q;
 			return m;
 		}
-		next = mab_seq32(e, m->pend_next);
-		if (next == q)
-			return NULL;
-		*prev = q;
-		q = next;
+		if (last)
+			break;
 	}
+	return NULL;
 }
 
 /* The own core's L1 copy of the block takes the committed bytes. */
@@ -600,11 +598,10 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	uint64_t line = ev->pa & ~(uint64_t)(e->line - 1);
 	struct strand *s = &e->strands[t];
 	struct mab_ent *m = NULL;
-	uint64_t mseq = 0, prev = 0;
-	uint32_t *v = NULL;
+	uint64_t mseq = 0;
 
 	if (core < e->cfg.cores)
-		m = st_find_pending(e, t, line, 1u << core, &mseq, &v, &prev);
+		m = st_take_pending(e, t, line, core, &mseq);
 	if (!update && core < e->cfg.cores)
 		msr_l1_drop_range(e, core, line, e->line);
 	if (!m) {
@@ -618,7 +615,7 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	}
 	m->await &= ~(1u << core);
 	if (!m->await)
-		pend_unlink(e, s, v, prev, mseq, m);
+		s->pend_n--;
 	if (update)
 		st_update_l1(e, core, m, ev);
 	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);

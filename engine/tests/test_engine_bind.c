@@ -532,3 +532,31 @@ Test(bind, a_load_dropped_at_the_limit_leaves_its_chain)
 	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_LD_DATA), 1);
 	t_free(t);
 }
+
+Test(bind, answers_pass_commits_awaiting_a_core_that_never_answers)
+{
+	struct tctx *t = t_new(false);
+
+	/* every commit to the line awaits cores 1 and 2; core 2 answers at
+	 * once, core 1 (a dead invalidation path) not until the end */
+	for (unsigned i = 0; i < N; i++) {
+		st_issue(t, C0, 0x2000, i, 0xff, MSR_IT_STORE, 1 + i);
+		st_commit(t, C0, 0x2000, 0xff, 0x6, 1, 1 + i);
+		st_inv(t, 2, C0, 0x2000, 1 + i);
+		st_ack(t, C0, 0, 1 + i);
+	}
+	/* and core 3, which holds no copy, answers over and over */
+	for (unsigned i = 0; i < N; i++)
+		st_inv(t, 3, C0, 0x2000, 30000);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_INV), T_MAXV);
+	cr_assert_eq(inflight(t, C0).answers, N);
+	/* a commit, an answer and an ack each */
+	cr_assert_leq(stats(t).bind_steps, 3 * N);
+	for (unsigned i = 0; i < N; i++)
+		st_inv(t, 1, C0, 0x2000, 40000);
+	cr_assert_eq(inflight(t, C0).answers, 0);
+	cr_assert_eq(inflight(t, C0).stores, 0);
+	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_INV), T_MAXV);
+	t_finish(t);
+	t_free(t);
+}
