@@ -46,6 +46,10 @@ struct msr_src {
 /* two words, no padding: sources compare and copy as words */
 _Static_assert(sizeof(struct msr_src) == 16, "msr_src is two words");
 
+/* ld_keys: the key of an I/O address's execution start (msr_eng_ld_io),
+ * beside the key of its chain (the address) */
+#define LD_EXEC_KEY (1ULL << 63)
+
 /* Load entry flags */
 #define LDF_DATA 0x01
 #define LDF_EXEC 0x02
@@ -467,6 +471,8 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_data(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_ld_pop(struct msr_engine *e, const struct msr_event *ev);
+struct ld_ent *msr_eng_ld_io(struct msr_engine *e, struct strand *s,
+			     uint64_t pa, uint64_t *seq);
 void msr_eng_ld_retire(struct msr_engine *e, struct strand *s);
 /*
  * The MAB entry `mseq` (a commit, or an EVICT when m is NULL) reached

@@ -21,11 +21,33 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 }
 
 /* Load `q` leaves its key chain (retired, dropped or popped). */
-static void ld_unlink(struct strand *s, uint64_t q, const struct ld_ent *le)
+/* ld_unlink of an I/O load, whose chain has an execution start too */
+static __attribute__((noinline)) void
+ld_unlink_io(struct strand *s, uint64_t q, const struct ld_ent *le,
+	     uint32_t *v)
+{
+	uint32_t *x = msr_map_get(&s->ld_keys, le->key | LD_EXEC_KEY);
+
+	if (!msr_chain_leave(&s->ld, v, x ? msr_map_aux(x) : NULL, q,
+			     offsetof(struct ld_ent, link)))
+		return;
+	msr_map_del_at(&s->ld_keys, v);
+	/* (deleting may move the other slot: look it up again) */
+	if (x && (v = msr_map_get(&s->ld_keys, le->key | LD_EXEC_KEY)))
+		msr_map_del_at(&s->ld_keys, v);
+}
+
+static inline void ld_unlink(struct strand *s, uint64_t q,
+			     const struct ld_ent *le)
 {
 	uint32_t *v = msr_map_get(&s->ld_keys, le->key);
 
-	if (v && msr_chain_leave(&s->ld, v, q, offsetof(struct ld_ent, link)))
+	if (!v)
+		return;
+	if (le->flags & LDF_IO)
+		ld_unlink_io(s, q, le, v);
+	else if (msr_chain_leave(&s->ld, v, NULL, q,
+				 offsetof(struct ld_ent, link)))
 		msr_map_del_at(&s->ld_keys, v);
 }
 
@@ -215,6 +237,15 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 				       LDF_POPPED | LDF_DATA);
 		else
 			e->nomem = 1;
+		if (v && io && !found) {
+			/* a new I/O chain: its execution start (msr_eng_ld_io) */
+			v = msr_map_upsert(&s->ld_keys, le->key | LD_EXEC_KEY,
+					   &found);
+			if (v)
+				*v = *msr_map_aux(v) = (uint32_t)seq;
+			else
+				e->nomem = 1;
+		}
 		le->group = group;
 		le->itype = (uint8_t)itype;
 		le->nent = (uint8_t)nent;
@@ -229,6 +260,43 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 			ld_bypass(e, s, le, le->pa & ~7ULL);
 	}
 	s->ld_live_tail = s->ld.tail;
+}
+
+/*
+ * The strand's oldest unexecuted load of I/O address pa (the first entry
+ * of its group), or NULL. I/O loads may execute by address, those of one
+ * address in program order, so the walk starts where the last one stopped
+ * and passes each executed entry once.
+ */
+struct ld_ent *msr_eng_ld_io(struct msr_engine *e, struct strand *s,
+			     uint64_t pa, uint64_t *seq)
+{
+	uint32_t *v = msr_map_get(&s->ld_keys, pa | LD_EXEC_KEY);
+	uint32_t *start;
+	uint64_t q;
+
+	if (!v)
+		return NULL;
+	start = msr_map_aux(v);
+	for (q = msr_ring_seq32(&s->ld, *start);;) {
+		struct ld_ent *le = msr_ring_at(&s->ld, q);
+
+		if (!le)
+			return NULL;
+		e->st.bind_steps++;
+		/* the caller executes it: the next walk passes it */
+		if (!(le->flags & (LDF_EXEC | LDF_POPPED)) && le->group == q) {
+			*start = (uint32_t)q;
+			*seq = q;
+			return le;
+		}
+		/* executed, popped, or a later entry of a group: passed */
+		if (!le->link.younger) {
+			*start = (uint32_t)q;
+			return NULL;
+		}
+		q += le->link.younger;
+	}
 }
 
 static uint64_t ld_iseq(struct msr_engine *e, unsigned t,

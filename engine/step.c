@@ -185,10 +185,11 @@ static bool has_unexecuted_load(struct strand *s)
 	return false;
 }
 
-static struct ld_ent *oldest_load(struct strand *s, const struct msr_step *st,
-				  uint64_t *seq)
+static struct ld_ent *oldest_load(struct msr_engine *e, struct strand *s,
+				  const struct msr_step *st, uint64_t *seq)
 {
-	struct ld_ent *first = NULL;
+	struct ld_ent *first = NULL, *io;
+	uint64_t q;
 
 	while (s->ld_exec_cur < s->ld.tail) {
 		struct ld_ent *le = msr_ring_at(&s->ld, s->ld_exec_cur);
@@ -197,23 +198,22 @@ static struct ld_ent *oldest_load(struct strand *s, const struct msr_step *st,
 			break;
 		s->ld_exec_cur++;
 	}
-	for (uint64_t q = s->ld_exec_cur; q < s->ld.tail; q++) {
+	for (q = s->ld_exec_cur; q < s->ld.tail && !first; q++) {
 		struct ld_ent *le = msr_ring_at(&s->ld, q);
 
-		if ((le->flags & (LDF_EXEC | LDF_POPPED)) || le->group != q)
-			continue;
-		if (!first) {
+		e->st.bind_steps++;
+		if (!(le->flags & (LDF_EXEC | LDF_POPPED)) && le->group == q) {
 			first = le;
 			*seq = q;
-			/* I/O loads may execute by address; others in order */
-			if (!(st->pa & MSR_IO_BIT) || le->pa == st->pa)
-				return le;
-		} else if ((le->flags & LDF_IO) && le->pa == st->pa) {
-			*seq = q;
-			return le;
 		}
 	}
-	return first;
+	/* I/O loads may execute by address; others in order */
+	if (!first || !(st->pa & MSR_IO_BIT) || first->pa == st->pa)
+		return first;
+	io = msr_eng_ld_io(e, s, st->pa, &q);
+	if (io)
+		*seq = q;
+	return io ? io : first;
 }
 
 static uint8_t want_load_itype(unsigned op)
@@ -414,7 +414,7 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 {
 	struct strand *s = &e->strands[t];
 	uint64_t seq = 0;
-	struct ld_ent *le = oldest_load(s, st, &seq);
+	struct ld_ent *le = oldest_load(e, s, st, &seq);
 	uint8_t want = want_load_itype(st->op);
 
 	if (!le) {

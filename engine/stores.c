@@ -68,11 +68,13 @@ static void ackq_pop(struct strand *s)
 }
 
 /* Store `q` leaves the block chains (retired, dropped or popped). */
-static void st_unlink(struct strand *s, uint64_t q, const struct st_ent *se)
+static inline void st_unlink(struct strand *s, uint64_t q,
+			     const struct st_ent *se)
 {
 	uint32_t *v = msr_map_get(&s->st_blocks, se->pa & ~7ULL);
 
-	if (v && msr_chain_leave(&s->st, v, q, offsetof(struct st_ent, link)))
+	if (v && msr_chain_leave(&s->st, v, NULL, q,
+				 offsetof(struct st_ent, link)))
 		msr_map_del_at(&s->st_blocks, v);
 }
 

@@ -207,30 +207,34 @@ static inline uint64_t msr_chain_push(const struct msr_ring *r, uint32_t *v,
 }
 
 /*
- * Element q leaves the chain whose map value is *v (NULL: no chain for its
- * key): retired from the ring's head, or popped. Returns true when the key
- * has no live element left (the caller deletes the slot).
+ * Element q leaves the chain whose map value is *v: retired from the
+ * ring's head, or popped. `start2`, when not NULL, is a second start kept
+ * the same way for another kind of binding. Returns true when the key has
+ * no live element left (the caller deletes the slot).
  */
 static inline bool msr_chain_leave(const struct msr_ring *r, uint32_t *v,
-				   uint64_t q, size_t link_off)
+				   uint32_t *start2, uint64_t q,
+				   size_t link_off)
 {
 	const struct msr_chain_link *l = msr_chain_at(r, q, link_off);
 	uint32_t *start = msr_map_aux(v);
-	uint64_t p;
+	uint64_t p, to;
 
 	if (msr_ring_seq32(r, *v) != q) {
-		/* an older element: the start moves past it once done */
-		if (msr_ring_seq32(r, *start) == q && l->younger)
-			*start = (uint32_t)(q + l->younger);
-		return false;
+		/* an older element: a start moves past it once done */
+		to = q + l->younger;
+	} else {
+		p = msr_chain_older(q, l);
+		if (p < r->head || p >= q)
+			return true;
+		*v = (uint32_t)p;
+		msr_chain_at(r, p, link_off)->younger = 0;
+		to = p;
 	}
-	p = msr_chain_older(q, l);
-	if (p < r->head || p >= q)
-		return true;
-	*v = (uint32_t)p;
-	msr_chain_at(r, p, link_off)->younger = 0;
 	if (msr_ring_seq32(r, *start) == q)
-		*start = (uint32_t)p;
+		*start = (uint32_t)to;
+	if (start2 && msr_ring_seq32(r, *start2) == q)
+		*start2 = (uint32_t)to;
 	return false;
 }
 

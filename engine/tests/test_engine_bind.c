@@ -371,8 +371,9 @@ Test(bind, a_wrong_value_is_named_past_stores_to_other_blocks)
 		cr_assert_eq(t->v[k].observed_from.sseq, 1);
 		cr_assert_eq(t->v[k].expected_from.sseq, 2);
 	}
-	/* each: the bypass decision, then #2 and #1 of the block's chain */
-	cr_assert_leq(stats(t).bind_steps - before, 50 * 4);
+	/* each: the bypass decision, the step finding its load, then #2
+	 * and #1 of the block's chain */
+	cr_assert_leq(stats(t).bind_steps - before, 50 * 5);
 	t_free(t);
 }
 
@@ -384,7 +385,7 @@ Test(bind, naming_a_wrong_value_looks_back_a_bounded_number_of_stores)
 	wrong_bypasses(t, 2, 300, 0);
 	cr_assert_eq(count_kind(t, MSR_V_LOAD_VALUE), 2);
 	cr_assert_not(t->v[0].observed_from.valid);
-	cr_assert_leq(stats(t).bind_steps, 2 * (256 + 2));
+	cr_assert_leq(stats(t).bind_steps, 2 * (256 + 3));
 	t_free(t);
 }
 
@@ -558,5 +559,73 @@ Test(bind, answers_pass_commits_awaiting_a_core_that_never_answers)
 	cr_assert_eq(inflight(t, C0).stores, 0);
 	cr_assert_eq(count_kind(t, MSR_V_UNMATCHED_ST_INV), T_MAXV);
 	t_finish(t);
+	t_free(t);
+}
+
+#define IO_A 0x8000000100ULL
+#define IO_B 0x8000000200ULL
+
+/* Strand C0's step log: `n_a` loads of I/O address A, then one of B. */
+struct io_log {
+	unsigned n_a, given;
+};
+
+static int io_log_next(void *ctx, unsigned tnum, struct msr_step *step,
+		       struct msr_error *err)
+{
+	struct io_log *l = ctx;
+
+	(void)err;
+	if (tnum != C0 || l->given > l->n_a)
+		return MSR_END;
+	memset(step, 0, sizeof(*step));
+	step->line = l->given + 2;
+	step->tnum = C0;
+	step->op = MSR_STEP_LD;
+	step->pc = 0x1000 + 4 * l->given;
+	step->pa = l->given < l->n_a ? IO_A : IO_B;
+	step->size = 8;
+	step->has = MSR_STEP_HAS_PA | MSR_STEP_HAS_SIZE;
+	l->given++;
+	return MSR_OK;
+}
+
+static int io_log_remaining(void *ctx, unsigned tnum, uint64_t *count,
+			    struct msr_error *err)
+{
+	struct io_log *l = ctx;
+
+	(void)err;
+	*count = tnum == C0 ? l->n_a + 1 - l->given : 0;
+	return MSR_OK;
+}
+
+Test(bind, io_loads_execute_by_address_without_walking_back)
+{
+	struct tctx *t = t_new(false);
+	struct io_log log = {N, 0};
+	struct msr_step_source src = {&log, io_log_next, io_log_remaining};
+
+	msr_engine_set_steps(t->e, &src);
+	/* a load of B the strand executes last, then N loads of A: each
+	 * step executes the oldest unexecuted load of A, by its address,
+	 * while B keeps all of them from retiring */
+	ld_issue(t, C0, IO_B, 3, MSR_IT_LOAD, 1);
+	ld_data(t, C0, IO_B, MSR_DSRC_L2, 1);
+	for (unsigned i = 0; i < N; i++) {
+		ld_issue(t, C0, IO_A, 3, MSR_IT_LOAD, 2);
+		ld_data(t, C0, IO_A, MSR_DSRC_L2, 2);
+	}
+	for (unsigned i = 0; i < N; i++)
+		sstep(t, C0);
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).loads, N + 1);
+	/* the LD_DATAs one step each; each step its first load, then A's */
+	cr_assert_leq(stats(t).bind_steps, 4 * N);
+	sstep(t, C0); /* B: all retire */
+	cr_assert_eq(t->nv, 0);
+	cr_assert_eq(inflight(t, C0).loads, 0);
+	t_finish(t);
+	cr_assert_eq(t->nv, 0);
 	t_free(t);
 }
