@@ -506,7 +506,7 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 void msr_eng_st_pop(struct msr_engine *e, const struct msr_event *ev);
 void msr_eng_st_retire(struct msr_engine *e, struct strand *s);
 /* Commit `mseq` (m) at the MAB head is force-retired unanswered: it leaves
- * its `pend` list. */
+ * the `pend` lists of the cores it still awaits. */
 void msr_eng_pend_drop(struct msr_engine *e, uint64_t mseq,
 		       const struct mab_ent *m);
 
