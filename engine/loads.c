@@ -20,7 +20,6 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
-/* Load `q` leaves its key chain (retired, dropped or popped). */
 /* ld_unlink of an I/O load, whose chain has an execution start too */
 static __attribute__((noinline)) void
 ld_unlink_io(struct strand *s, uint64_t q, const struct ld_ent *le,
@@ -37,6 +36,7 @@ ld_unlink_io(struct strand *s, uint64_t q, const struct ld_ent *le,
 		msr_map_del_at(&s->ld_keys, v);
 }
 
+/* Load `q` leaves its key chain (retired, dropped or popped). */
 static inline void ld_unlink(struct strand *s, uint64_t q,
 			     const struct ld_ent *le)
 {
