@@ -1,15 +1,18 @@
 /*
- * test_engine_bind.c - binding LD_DATA, ST_COMMIT, ST_INV and EVICT_INV
- * to their entries stays a few steps per event when something never
- * retires: a commit whose invalidation never comes holds every later
- * commit in the MAB (it retires in order), so their stores stay live; an
- * EVICT whose answer never comes keeps every later EVICT of its bank; a
- * load that never gets its data holds every later load of its strand. The
- * bypass decision at LD_ISSUE looks through the same stores for the
- * youngest one writing the load's bytes. The engine counts the entries
- * it looks at (stats.bind_steps); these tests
- * bound that count and check that the bindings stay the same as when
- * nothing is stuck.
+ * test_engine_bind.c - binding LD_DATA, ST_COMMIT, ST_ACK, ST_INV,
+ * EVICT_INV and a step's load to their entries stays a few steps per event
+ * when something never retires or waits long: a commit whose invalidation
+ * never comes holds every later commit in the MAB (it retires in order),
+ * so their stores stay live; an EVICT whose answer never comes keeps every
+ * later EVICT of its bank; a load that never gets its data holds every
+ * later load of its strand; stores that never commit stand before the
+ * ones an ack is for; a core that never answers keeps every commit to its
+ * lines waiting; loads of one block issued long before their data wait
+ * behind each other. The bypass decision at LD_ISSUE looks through the
+ * same stores for the youngest one writing the load's bytes. The engine
+ * counts the entries it looks at (stats.bind_steps); these tests bound
+ * that count and check that the bindings stay the same as when nothing is
+ * stuck.
  */
 #include "engine-test.h"
 
