@@ -56,6 +56,7 @@ _Static_assert(sizeof(struct msr_src) == 16, "msr_src is two words");
 #define LDF_POPPED 0x04
 #define LDF_IO 0x08
 #define LDF_RMO_OVERLAP 0x10 /* an RMO store overlapped at issue */
+#define LDF_LATER 0x20 /* a later entry of its instruction (group != seq) */
 
 struct ld_ent {
 	uint64_t pa;          /* byte address of this entry's first byte */

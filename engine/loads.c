@@ -256,6 +256,8 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		le->issue_ts = ev->ts;
 		if (io)
 			le->flags |= LDF_IO;
+		if (seq != group)
+			le->flags |= LDF_LATER;
 		if (nent == 1 && !io && itype != MSR_IT_ATOMIC)
 			ld_bypass(e, s, le, le->pa & ~7ULL);
 	}
@@ -264,39 +266,21 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 
 /*
  * The strand's oldest unexecuted load of I/O address pa (the first entry
- * of its group), or NULL. I/O loads may execute by address, those of one
- * address in program order, so the walk starts where the last one stopped
- * and passes each executed entry once.
+ * of its group), or NULL; the caller executes it. I/O loads may execute by
+ * address, those of one address in program order, so the walk starts
+ * where the last one stopped (msr_chain_bind, from the address's
+ * execution start) and passes each executed entry once.
  */
 struct ld_ent *msr_eng_ld_io(struct msr_engine *e, struct strand *s,
 			     uint64_t pa, uint64_t *seq)
 {
 	uint32_t *v = msr_map_get(&s->ld_keys, pa | LD_EXEC_KEY);
-	uint32_t *start;
-	uint64_t q;
 
-	if (!v)
-		return NULL;
-	start = msr_map_aux(v);
-	for (q = msr_ring_seq32(&s->ld, *start);;) {
-		struct ld_ent *le = msr_ring_at(&s->ld, q);
-
-		if (!le)
-			return NULL;
-		e->st.bind_steps++;
-		/* the caller executes it: the next walk passes it */
-		if (!(le->flags & (LDF_EXEC | LDF_POPPED)) && le->group == q) {
-			*start = (uint32_t)q;
-			*seq = q;
-			return le;
-		}
-		/* executed, popped, or a later entry of a group: passed */
-		if (!le->link.younger) {
-			*start = (uint32_t)q;
-			return NULL;
-		}
-		q += le->link.younger;
-	}
+	return v ? msr_chain_bind(&s->ld, v, offsetof(struct ld_ent, link),
+				  offsetof(struct ld_ent, flags),
+				  LDF_EXEC | LDF_POPPED | LDF_LATER, seq,
+				  &e->st.bind_steps)
+		 : NULL;
 }
 
 static uint64_t ld_iseq(struct msr_engine *e, unsigned t,

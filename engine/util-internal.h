@@ -239,12 +239,13 @@ static inline bool msr_chain_leave(const struct msr_ring *r, uint32_t *v,
 }
 
 /*
- * Bind to the oldest element of the chain (map value *v) still waiting: an
- * element waits unless its flags byte at `flags_off` has a bit of `done`,
- * and the caller makes the element found done. Binding is in order, so the
- * start moves past that element and the walk never passes the elements
- * before it again. Returns it (NULL: none) and its seq in *seq; adds the
- * elements looked at to *steps.
+ * Bind to the oldest element still waiting of a chain, from the start in
+ * msr_map_aux(v) (the chain's own slot, or a slot keeping a second start
+ * for another kind of binding): an element waits unless its flags byte at
+ * `flags_off` has a bit of `done`, and the caller makes the element found
+ * done. Binding is in order, so the start moves past that element and the
+ * walk never passes the elements before it again. Returns it (NULL: none)
+ * and its seq in *seq; adds the elements looked at to *steps.
  */
 static inline void *msr_chain_bind(const struct msr_ring *r, uint32_t *v,
 				   size_t link_off, size_t flags_off,
