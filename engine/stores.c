@@ -277,7 +277,7 @@ static void pend_add(struct msr_engine *e, struct strand *s, uint64_t mseq,
 			e->nomem = 1;
 			return;
 		}
-		n = msr_pool_at(&e->pend_nodes, idx);
+		n = pend_node(e, idx + 1);
 		n->mseq = (uint32_t)mseq;
 		n->next = 0;
 		if (found)

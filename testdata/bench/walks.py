@@ -19,7 +19,8 @@ traces, with N = 60000 (the default):
   io       a load of one I/O address, N of another, then N steps naming
            a third
 
-Exit status: 0, or 1 when two builds' reports differ, 2 on a usage error.
+Exit status: 0, or 1 when two builds' reports differ, 2 on a usage error
+or when a build exits with neither 0 nor 1.
 """
 import argparse
 import os
