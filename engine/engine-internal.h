@@ -154,8 +154,11 @@ struct strand {
 	uint64_t st_live_tail;
 	uint64_t executed;        /* instructions executed (last iseq) */
 	uint64_t last_pc;
-	struct fill_rec fills[MSR_FILLS];
-	unsigned fill_head, fill_n;
+	/* MSR_FILLS records in e->fill_recs: out of line, so that the
+	 * strands' other fields share pages and a replay touches a strand's
+	 * 18 KiB of fill records only as it uses them */
+	struct fill_rec *fills;
+	uint8_t fill_head, fill_n; /* < MSR_FILLS, <= MSR_FILLS */
 	bool short_reported;
 };
 
@@ -240,6 +243,7 @@ struct msr_engine {
 	uint64_t mab_window;
 
 	struct strand *strands;
+	struct fill_rec *fill_recs; /* MSR_FILLS per strand (strand.fills) */
 	struct msr_ring mab;       /* struct mab_ent */
 	struct msr_ring *banks;    /* uint64_t MAB seqs of EVICTs, per bank */
 	/* per bank and core: no EVICT of the bank below this FIFO position

@@ -178,14 +178,18 @@ int msr_engine_create(const struct msr_config *cfg,
 	e->mab_window = cfg->mab_window ? cfg->mab_window : MSR_DEFAULT_MAB_WINDOW;
 	lim = cfg->max_inflight;
 	e->strands = calloc(e->nstrands, sizeof(*e->strands));
+	e->fill_recs = calloc((size_t)e->nstrands * MSR_FILLS,
+			      sizeof(*e->fill_recs));
 	e->banks = calloc(cfg->l2_banks, sizeof(*e->banks));
 	e->evict_floor = calloc((size_t)cfg->l2_banks * cfg->cores,
 				sizeof(*e->evict_floor));
-	if (!e->strands || !e->banks || !e->evict_floor || msr_mem_init(e) < 0)
+	if (!e->strands || !e->fill_recs || !e->banks || !e->evict_floor ||
+	    msr_mem_init(e) < 0)
 		goto nomem;
 	for (unsigned t = 0; t < e->nstrands; t++) {
 		struct strand *s = &e->strands[t];
 
+		s->fills = e->fill_recs + (size_t)t * MSR_FILLS;
 		msr_ring_init(&s->ld, sizeof(struct ld_ent), lim);
 		msr_ring_init(&s->st, sizeof(struct st_ent), lim);
 		if (msr_map_init(&s->st_blocks, 16) < 0 ||
@@ -233,6 +237,7 @@ void msr_engine_destroy(struct msr_engine *e)
 	msr_pool_release(&e->pend_nodes);
 	msr_mem_release(e);
 	free(e->strands);
+	free(e->fill_recs);
 	free(e->banks);
 	free(e->evict_floor);
 	free(e);

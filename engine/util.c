@@ -29,7 +29,10 @@ void msr_ring_release(struct msr_ring *r)
 
 int msr_ring_grow(struct msr_ring *r)
 {
-	uint64_t ncap = r->cap ? r->cap * 2 : 16;
+	/* a small first ring: most strands keep a few entries in flight, and
+	 * a replay of a small trace would otherwise fault in pages of rings
+	 * it never fills */
+	uint64_t ncap = r->cap ? r->cap * 2 : 4;
 	unsigned char *nb = calloc((size_t)ncap, r->esz);
 
 	if (!nb)
