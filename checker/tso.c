@@ -90,7 +90,9 @@ static struct tso_strand *strand_new(struct msr_tso *t, unsigned idx)
 
 	s->st = calloc(ST_RING_INIT, sizeof(*s->st));
 	s->st_cap = ST_RING_INIT;
-	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 64) < 0) {
+	/* the own-store map starts small (8 entries of 160 bytes) and
+	 * doubles: most strands keep a few blocks of own stores at a time */
+	if (!s->st || tso_map_init(&s->own, sizeof(struct tso_own), 8) < 0) {
 		free(s->st);
 		s->st = NULL;
 		t->nomem = true;
