@@ -234,6 +234,7 @@ static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 /* tso_map.c */
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
 int tso_map_grow(struct tso_map *m);
+void tso_map_release(struct tso_map *m);
 /* Remove the entry at `e` (see tso_map_del_at). */
 void tso_map_del(struct tso_map *m, void *e);
 /*

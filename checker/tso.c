@@ -149,13 +149,13 @@ void msr_tso_destroy(struct msr_tso *t)
 	if (t->s)
 		for (i = 0; i < MSR_MAX_STRANDS; i++) {
 			free(t->s[i].st);
-			free(t->s[i].own.slots);
+			tso_map_release(&t->s[i].own);
 			free(t->s[i].done);
 			free(t->s[i].q);
 		}
 	free(t->s);
 	free(t->ring);
-	free(t->blocks.slots);
+	tso_map_release(&t->blocks);
 	msr_hugepage_release(t->narrow.a, t->narrow.cap * t->narrow.esz);
 	msr_hugepage_release(t->wide.a, t->wide.cap * t->wide.esz);
 	free(t);

@@ -13,9 +13,9 @@
 
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap)
 {
-	/* a small table is cleared lazily (calloc), by whoever fills it */
-	m->slots = cap * esz < MSR_HUGEPAGE_MIN ? calloc(cap, esz)
-						 : msr_hugepage_alloc(cap * esz, true);
+	/* cleared lazily (calloc, or pages the system clears as they are
+	 * first written), by whoever fills it */
+	m->slots = msr_hugepage_zalloc(cap * esz);
 	m->esz = esz;
 	m->cap = m->slots ? cap : 0;
 	m->n = 0;
@@ -49,9 +49,16 @@ int tso_map_grow(struct tso_map *m)
 		memcpy(tso_map_slot(&nm, j), tso_map_slot(m, i), m->esz);
 		nm.n++;
 	}
-	free(m->slots);
+	tso_map_release(m);
 	*m = nm;
 	return 0;
+}
+
+void tso_map_release(struct tso_map *m)
+{
+	msr_hugepage_release(m->slots, m->cap * m->esz);
+	m->slots = NULL;
+	m->cap = m->n = 0;
 }
 
 void tso_map_del(struct tso_map *m, void *e)

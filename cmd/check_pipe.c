@@ -232,7 +232,7 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	atomic_init(&p->done, 0);
 	/* 8-aligned records need 8-aligned chunks: one block, so that it can
 	 * be on huge pages */
-	p->chunks = msr_hugepage_alloc(CPIPE_CHUNKS * CPIPE_CHUNK, false);
+	p->chunks = msr_hugepage_alloc(CPIPE_CHUNKS * CPIPE_CHUNK);
 	if (!p->chunks) {
 		pipe_free(p);
 		return NULL;

@@ -60,9 +60,9 @@ static uint64_t slot_u64(const struct hslot *s, size_t off)
 static bool ring_alloc(uint64_t cap, struct hslot **ring, uint8_t (**bytes)[64])
 {
 	/* line-aligned: a 64-byte slot is then one cache line to write */
-	*ring = msr_hugepage_alloc((size_t)cap * sizeof(**ring), false);
+	*ring = msr_hugepage_alloc((size_t)cap * sizeof(**ring));
 	/* payloads are read back only as far as they were written */
-	*bytes = msr_hugepage_alloc((size_t)cap * sizeof(**bytes), false);
+	*bytes = msr_hugepage_alloc((size_t)cap * sizeof(**bytes));
 	if (*ring && *bytes)
 		return true;
 	free(*ring);

@@ -41,17 +41,14 @@ static size_t hugepage_round(size_t bytes)
 	return round_up(bytes, HUGEPAGE_SIZE);
 }
 
-void *msr_hugepage_alloc(size_t bytes, bool zero)
+void *msr_hugepage_alloc(size_t bytes)
 {
 	size_t align = bytes < MSR_HUGEPAGE_MIN ? 64 : HUGEPAGE_SIZE;
 	size_t n = round_up(bytes, align);
 	void *p = aligned_alloc(align, n ? n : align);
 
-	if (!p)
-		return NULL;
-	msr_hugepage_advise(p, n);
-	if (zero)
-		memset(p, 0, n);
+	if (p)
+		msr_hugepage_advise(p, n);
 	return p;
 }
 
@@ -131,6 +128,13 @@ void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes)
 		memcpy(p, old, old_bytes < new_bytes ? old_bytes : new_bytes);
 	free(old);
 	return p;
+}
+
+void *msr_hugepage_zalloc(size_t bytes)
+{
+	/* a fresh anonymous mapping reads as zeros */
+	return bytes < MSR_HUGEPAGE_MIN ? calloc(1, bytes ? bytes : 1)
+					: hugepage_map(hugepage_round(bytes));
 }
 
 void msr_hugepage_release(void *p, size_t bytes)

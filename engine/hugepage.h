@@ -31,15 +31,23 @@
 void msr_hugepage_advise(void *p, size_t bytes);
 
 /*
- * A table of fixed size, aligned to a cache line at least; from
- * MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to 2 MiB and rounded
- * up to it, so that none of it is left on small pages at an unaligned
- * start or end (a 4 MiB table at a random page boundary holds only one
- * aligned 2 MiB page). Cleared when `zero`, which touches all of it now:
- * a small table that fills slowly is better off with calloc. Free it with
- * free().
+ * A table of fixed size, not cleared, aligned to a cache line at least;
+ * from MSR_HUGEPAGE_MIN bytes on whole huge pages: aligned to 2 MiB and
+ * rounded up to it, so that none of it is left on small pages at an
+ * unaligned start or end (a 4 MiB table at a random page boundary holds
+ * only one aligned 2 MiB page). Free it with free().
  */
-void *msr_hugepage_alloc(size_t bytes, bool zero);
+void *msr_hugepage_alloc(size_t bytes);
+
+/*
+ * A table of fixed size, cleared. From MSR_HUGEPAGE_MIN bytes on it is a
+ * fresh mapping of its own on whole huge pages, which the system clears
+ * as each page is first written: nothing is touched now, so a table that
+ * fills slowly (or, in a short replay, hardly at all) costs only the pages
+ * it uses, and none is cleared twice. Smaller ones are calloc's. Free it
+ * with msr_hugepage_release and its size.
+ */
+void *msr_hugepage_zalloc(size_t bytes);
 
 /*
  * Grow a table that only grows (a pool) from old_bytes to new_bytes,
@@ -53,7 +61,8 @@ void *msr_hugepage_alloc(size_t bytes, bool zero);
  */
 void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes);
 
-/* Free a table from msr_hugepage_grow, given its last size (NULL: none). */
+/* Free a table from msr_hugepage_grow or msr_hugepage_zalloc, given its
+ * (last) size (NULL: none). */
 void msr_hugepage_release(void *p, size_t bytes);
 
 #endif /* MSR_HUGEPAGE_H */

@@ -31,7 +31,9 @@ int msr_mem_init(struct msr_engine *e)
 	    msr_map_init(&e->l1_map, 1024) < 0 ||
 	    msr_omap_init(&e->dma_map, 16) < 0)
 		return -1;
-	e->hist = msr_hugepage_alloc(MSR_COMMIT_HISTORY * sizeof(*e->hist), true);
+	/* zeroed, and touched only as commits fill it: a short replay uses
+	 * a few of its 4 MiB */
+	e->hist = msr_hugepage_zalloc(MSR_COMMIT_HISTORY * sizeof(*e->hist));
 	return e->hist ? 0 : -1;
 }
 
@@ -45,7 +47,7 @@ void msr_mem_release(struct msr_engine *e)
 	msr_pool_release(&e->blks);
 	msr_pool_release(&e->mixed);
 	msr_pool_release(&e->l1);
-	free(e->hist);
+	msr_hugepage_release(e->hist, MSR_COMMIT_HISTORY * sizeof(*e->hist));
 	e->hist = NULL;
 }
 

@@ -79,7 +79,7 @@ static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 		cap *= 2;
 		shift--;
 	}
-	m->slots = msr_hugepage_alloc(cap * sizeof(*m->slots), false);
+	m->slots = msr_hugepage_alloc(cap * sizeof(*m->slots));
 	m->cap = cap;
 	m->shift = shift;
 	m->mixed = mixed;
@@ -117,8 +117,7 @@ static void map_insert(struct msr_map *m, const struct msr_map_slot *sl)
 static __attribute__((noinline)) int map_grow(struct msr_map *m)
 {
 	struct msr_map old = *m;
-	struct msr_map_slot *ns = msr_hugepage_alloc(old.cap * 2 * sizeof(*ns),
-						     false);
+	struct msr_map_slot *ns = msr_hugepage_alloc(old.cap * 2 * sizeof(*ns));
 
 	if (!ns)
 		return -1;

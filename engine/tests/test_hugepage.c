@@ -2,8 +2,10 @@
  * test_hugepage.c - huge pages for large tables: the advice leaves contents
  * and small tables alone and covers a table's whole mapping, so that
  * realloc can still grow the table in place; fixed tables are aligned and
- * cleared, and large ones lie on whole huge pages; a growing table keeps
- * its contents from malloc's memory to a mapping of its own and beyond.
+ * large ones lie on whole huge pages; cleared ones read as zeros even where
+ * the allocator had dirty memory at hand, and large ones are not touched
+ * until written; a growing table keeps its contents from malloc's memory
+ * to a mapping of its own and beyond.
  */
 #include <criterion/criterion.h>
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "hugepage.h"
 
@@ -145,15 +148,13 @@ Test(hugepage, a_large_table_is_advised_whole_and_grows_in_place)
 	free(q);
 }
 
-Test(hugepage, a_small_fixed_table_is_line_aligned_and_cleared)
+Test(hugepage, a_small_fixed_table_is_line_aligned)
 {
 	size_t n = 1000;
-	unsigned char *p = msr_hugepage_alloc(n, true);
+	unsigned char *p = msr_hugepage_alloc(n);
 
 	cr_assert_not_null(p);
 	cr_expect_eq((uintptr_t)p % 64, 0, "not on a cache line: %p", (void *)p);
-	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
 	fill(p, n);
 	cr_expect(filled(p, n));
 	free(p);
@@ -163,12 +164,10 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 {
 	size_t huge = (size_t)2 << 20;
 	size_t n = MSR_HUGEPAGE_MIN + 12345;
-	unsigned char *p = msr_hugepage_alloc(n, true);
+	unsigned char *p = msr_hugepage_alloc(n);
 
 	cr_assert_not_null(p);
 	cr_expect_eq((uintptr_t)p % huge, 0, "not 2 MiB-aligned: %p", (void *)p);
-	for (size_t i = 0; i < n; i += 4096)
-		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
 	fill(p, n);
 	cr_expect(filled(p, n));
 	/* advised up to the next 2 MiB boundary, not to the last byte only */
@@ -176,6 +175,63 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 			    (uintptr_t)p + ((n + huge - 1) & ~(huge - 1))))
 		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
 	free(p);
+}
+
+Test(hugepage, a_small_cleared_table_is_cleared)
+{
+	size_t n = 1000;
+	unsigned char *p;
+
+	/* dirty the heap first, so that calloc cannot hand out fresh memory */
+	p = malloc(n);
+	cr_assert_not_null(p);
+	fill(p, n);
+	free(p);
+	p = msr_hugepage_zalloc(n);
+	cr_assert_not_null(p);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
+	fill(p, n);
+	cr_expect(filled(p, n));
+	msr_hugepage_release(p, n);
+}
+
+Test(hugepage, a_large_cleared_table_is_a_fresh_mapping_on_huge_pages)
+{
+	size_t huge = (size_t)2 << 20;
+	size_t n = MSR_HUGEPAGE_MIN + 12345;
+	unsigned char *p;
+
+	/* a large block freed first: the allocator would reuse it */
+	p = malloc(n);
+	cr_assert_not_null(p);
+	fill(p, n);
+	free(p);
+	p = msr_hugepage_zalloc(n);
+	cr_assert_not_null(p);
+	cr_expect_eq((uintptr_t)p % huge, 0, "not 2 MiB-aligned: %p", (void *)p);
+	{
+		/* nothing touched yet: the pages come as they are written */
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE), np = (n + pg - 1) / pg;
+		unsigned char *vec = malloc(np);
+		size_t resident = 0;
+
+		cr_assert_not_null(vec);
+		cr_assert_eq(mincore(p, np * pg, vec), 0);
+		for (size_t i = 0; i < np; i++)
+			resident += vec[i] & 1;
+		cr_expect_eq(resident, 0, "%zu of %zu pages resident at once",
+			     resident, np);
+		free(vec);
+	}
+	for (size_t i = 0; i < n; i += 512)
+		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
+	fill(p, n);
+	cr_expect(filled(p, n));
+	if (!expect_advised((uintptr_t)p,
+			    (uintptr_t)p + ((n + huge - 1) & ~(huge - 1))))
+		cr_skip_test("no huge-page advice here (or no /proc/self/smaps)");
+	msr_hugepage_release(p, n);
 }
 
 Test(hugepage, a_growing_table_keeps_its_contents_across_the_threshold)
