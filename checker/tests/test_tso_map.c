@@ -68,7 +68,7 @@ Test(tso_map, grows_into_a_table_on_huge_pages)
 		uint64_t key;
 		uint64_t val[2];
 	} *e;
-	const unsigned n = 150000; /* past 2^17 / 2 entries: 2^18 x 24 bytes */
+	const unsigned n = 150000; /* doubles to 2^19 slots of 24 bytes, 12 MiB */
 
 	cr_assert_eq(tso_map_init(&m, sizeof(struct big), 8), 0);
 	for (unsigned k = 0; k < n; k++) {
