@@ -177,18 +177,25 @@ Test(hugepage, a_large_fixed_table_is_on_whole_huge_pages)
 	free(p);
 }
 
-Test(hugepage, a_small_cleared_table_is_cleared)
+/* msr_hugepage_zalloc(n) just after a block of n bytes was written and
+ * freed: memory the allocator would hand out again, not fresh memory. */
+static unsigned char *zalloc_after_dirty(size_t n)
 {
-	size_t n = 1000;
-	unsigned char *p;
+	unsigned char *p = malloc(n);
 
-	/* dirty the heap first, so that calloc cannot hand out fresh memory */
-	p = malloc(n);
 	cr_assert_not_null(p);
 	fill(p, n);
 	free(p);
 	p = msr_hugepage_zalloc(n);
 	cr_assert_not_null(p);
+	return p;
+}
+
+Test(hugepage, a_small_cleared_table_is_cleared)
+{
+	size_t n = 1000;
+	unsigned char *p = zalloc_after_dirty(n);
+
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(p[i], 0, "byte %zu not cleared", i);
 	fill(p, n);
@@ -200,15 +207,8 @@ Test(hugepage, a_large_cleared_table_is_a_fresh_mapping_on_huge_pages)
 {
 	size_t huge = (size_t)2 << 20;
 	size_t n = MSR_HUGEPAGE_MIN + 12345;
-	unsigned char *p;
+	unsigned char *p = zalloc_after_dirty(n);
 
-	/* a large block freed first: the allocator would reuse it */
-	p = malloc(n);
-	cr_assert_not_null(p);
-	fill(p, n);
-	free(p);
-	p = msr_hugepage_zalloc(n);
-	cr_assert_not_null(p);
 	cr_expect_eq((uintptr_t)p % huge, 0, "not 2 MiB-aligned: %p", (void *)p);
 	{
 		/* nothing touched yet: the pages come as they are written */
