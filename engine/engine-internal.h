@@ -78,10 +78,10 @@ struct ld_ent {
 	/* not cleared at issue (written before read): keep these last */
 	uint8_t bypass_data[8];
 	uint8_t data[8];
-	/* its sources: src[0..7] when src_pb, else src[0] with src_zm as in
-	 * struct blk (msr_ld_src gives one byte's) */
+	/* its sources: src[0..7] when src_pb, else src[0] and src[1] with
+	 * src_zm and src_m2 as in struct blk (msr_ld_src gives one byte's) */
 	bool src_pb;
-	uint8_t src_zm;
+	uint8_t src_zm, src_m2;
 	struct msr_src src[8];
 };
 
@@ -130,9 +130,11 @@ struct fill_rec {
 	bool dead;      /* invalidated by a newer commit/evict before the fill */
 	uint8_t known[MSR_L1_LINE_MAX / 8];
 	/* block k's sources: src[8k..8k+7] when per_byte[k], else src[8k]
-	 * with zmask[k] (struct blk), so the fill needs no uniformity test */
+	 * and src[8k+1] with zmask[k] and m2[k] (struct blk), so the fill
+	 * needs no uniformity test */
 	bool per_byte[MSR_L1_LINE_MAX / 8];
 	uint8_t zmask[MSR_L1_LINE_MAX / 8];
+	uint8_t m2[MSR_L1_LINE_MAX / 8];
 	uint8_t data[MSR_L1_LINE_MAX];
 	struct msr_src src[MSR_L1_LINE_MAX];
 };
@@ -176,34 +178,38 @@ struct mab_ent {
 	uint64_t sseq, co;
 	uint64_t event, offset;
 	uint8_t data[8];  /* commit: block image after the commit */
-	/* its sources: src[0..7] when per_byte, else src[0] with zmask
-	 * (struct blk) */
+	/* its sources: src[0..7] when per_byte, else src[0] and src[1] with
+	 * zmask and m2 (struct blk) */
 	bool per_byte;
-	uint8_t zmask;
+	uint8_t zmask, m2;
 	struct msr_src src[8];
 };
 
 /*
  * Per 8-byte block: who wrote each byte and the newest commit to it. Most
- * blocks have one source for all bytes (whole-block writes), so that one is
- * kept inline; only a mixed block has an out-of-line per-byte record.
+ * blocks have one source for all bytes (whole-block writes) and most of the
+ * rest two (a partial store over a whole one), so up to two are kept
+ * inline; only a block with three or more has an out-of-line per-byte
+ * record.
  */
 struct blk {
-	struct msr_src one;  /* the source of the bytes not in zmask ... */
+	struct msr_src one;  /* the source of the bytes in neither mask ... */
+	struct msr_src two;  /* ... of the bytes in m2 ... */
 	uint64_t last_co;
 	uint32_t mixed;      /* e->mixed pool index + 1 (struct msr_src[8]) */
 	/* ... when mixed == 0; zmask bytes (bit 7 = byte 0) have the zero
-	 * source: a partial write to fresh memory needs no mixed record */
-	uint8_t zmask;
+	 * source: a partial write to fresh memory needs no mixed record.
+	 * zmask and m2 are disjoint; two is unused while m2 is 0 */
+	uint8_t zmask, m2;
 };
 
 /* A core's L1 copy of one 8-byte piece (present <=> the line is held);
  * its sources are kept like a block's (struct blk). */
 struct l1_piece {
-	struct msr_src one;
+	struct msr_src one, two;
 	uint32_t mixed;
 	uint32_t fill_ts;
-	uint8_t zmask;
+	uint8_t zmask, m2;
 	uint8_t known;
 	uint8_t data[8];
 };
@@ -346,11 +352,12 @@ static inline struct chunk *msr_mem_chunk(struct msr_engine *e, uint64_t pa,
 	return msr_mem_chunk_lookup(e, cn, create);
 }
 
-/* The per-byte sources of a record kept as `one` and `zmask` unless
- * `mixed` (struct blk). */
+/* The per-byte sources of a record kept as `one`, `two`, `zmask` and `m2`
+ * unless `mixed` (struct blk); two is read only when m2 is not 0. */
 static inline void msr_src_get(const struct msr_engine *e,
-			       const struct msr_src *one, uint8_t zmask,
-			       uint32_t mixed, struct msr_src src[8])
+			       const struct msr_src *one,
+			       const struct msr_src *two, uint8_t zmask,
+			       uint8_t m2, uint32_t mixed, struct msr_src src[8])
 {
 	static const struct msr_src zero;
 
@@ -359,21 +366,25 @@ static inline void msr_src_get(const struct msr_engine *e,
 		       8 * sizeof(*src));
 		return;
 	}
-	struct msr_src v = *one; /* src may alias one: load it once */
+	/* src may alias one and two: load them once */
+	struct msr_src v = *one, w = m2 ? *two : zero;
 
-	if (!zmask) {
+	if (!zmask && !m2) {
 		for (unsigned i = 0; i < 8; i++)
 			src[i] = v;
 		return;
 	}
-	for (unsigned i = 0; i < 8; i++)
-		src[i] = (zmask & (0x80u >> i)) ? zero : v;
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		src[i] = (zmask & bit) ? zero : (m2 & bit) ? w : v;
+	}
 }
 
 static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
 			       struct msr_src src[8])
 {
-	msr_src_get(e, &b->one, b->zmask, b->mixed, src);
+	msr_src_get(e, &b->one, &b->two, b->zmask, b->m2, b->mixed, src);
 }
 
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
@@ -398,17 +409,20 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 	else
 		memset(src, 0, 8 * sizeof(*src));
 }
-/* msr_mem_read keeping the sources compact: returns false with src[0] and
- * *zmask as in struct blk, or true with all 8 in src (a mixed block). */
+/* msr_mem_read keeping the sources compact: returns false with src[0],
+ * src[1] (when *m2), *zmask and *m2 as in struct blk, or true with all 8 in
+ * src (a block of three sources or more). */
 static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 				  uint8_t data[8], uint8_t *known,
-				  struct msr_src src[8], uint8_t *zmask)
+				  struct msr_src src[8], uint8_t *zmask,
+				  uint8_t *m2)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, false);
 	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
 	const struct blk *b;
 
 	*zmask = 0;
+	*m2 = 0;
 	if (!p) {
 		memset(data, 0, 8);
 		*known = 0;
@@ -429,6 +443,8 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 	}
 	src[0] = b->one;
 	*zmask = b->zmask;
+	if ((*m2 = b->m2))
+		src[1] = b->two;
 	return false;
 }
 /* The source of byte i of a load entry's block. */
@@ -436,17 +452,19 @@ static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,
 					       unsigned i)
 {
 	static const struct msr_src zero;
+	uint8_t bit = (uint8_t)(0x80u >> i);
 
 	if (le->src_pb)
 		return &le->src[i];
-	return (le->src_zm & (0x80u >> i)) ? &zero : &le->src[0];
+	return (le->src_zm & bit) ? &zero
+	       : (le->src_m2 & bit) ? &le->src[1] : &le->src[0];
 }
 
 /* msr_mem_read_c (its result in *per_byte), and the block's record
  * (created; NULL when out of memory). */
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8], bool *per_byte,
-			  uint8_t *zmask);
+			  uint8_t *zmask, uint8_t *m2);
 /* Write bytes of `mask` with source `s` (one source for all). */
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s);
@@ -464,9 +482,10 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
  * for one shared source (`line`: its line's map value, from msr_l1_get)... */
 void msr_l1_set_mixed(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 		      const struct msr_src src[8]);
-/* ... or from the compact form (msr_mem_read_c). */
-void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
-		    const struct msr_src *one, uint8_t zmask);
+/* ... or from the compact form (msr_mem_read_c: src[0], and src[1] when
+ * m2 is not 0). */
+void msr_l1_set_compact(struct msr_engine *e, struct l1_piece *p,
+			const struct msr_src *src, uint8_t zmask, uint8_t m2);
 void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 		       unsigned len);
 struct chist *msr_hist_get(struct msr_engine *e, uint64_t co);

@@ -299,11 +299,15 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	memcpy(le->data, p->data, 8);
 	le->src_pb = p->mixed != 0;
 	le->src_zm = p->zmask;
-	if (p->mixed)
+	le->src_m2 = p->mixed ? 0 : p->m2;
+	if (p->mixed) {
 		memcpy(le->src, msr_pool_at(&e->mixed, p->mixed - 1),
 		       sizeof(le->src));
-	else
+	} else {
 		le->src[0] = p->one;
+		if (p->m2)
+			le->src[1] = p->two;
+	}
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)
@@ -363,7 +367,7 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	for (unsigned k = 0; k < e->line / 8; k++)
 		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
 						&f->known[k], f->src + 8 * k,
-						&f->zmask[k]);
+						&f->zmask[k], &f->m2[k]);
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
@@ -382,7 +386,7 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 		if (le->bypass_sseq) {
 			memcpy(le->data, le->bypass_data, 8);
 			le->src_pb = false;
-			le->src_zm = 0;
+			le->src_zm = le->src_m2 = 0;
 			le->src[0].kind = MSR_RF_BYPASS;
 			le->src[0].strand = (uint8_t)t;
 			le->src[0].sseq = le->bypass_sseq;
@@ -414,7 +418,7 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 			       t, core, (unsigned long long)le->pa, ev->ts, core);
 	}
 	le->src_pb = msr_mem_read_c(e, pa8, le->data, &le->known, le->src,
-				    &le->src_zm);
+				    &le->src_zm, &le->src_m2);
 	if (dsrc == MSR_DSRC_L2 && !(le->flags & LDF_IO) &&
 	    (le->itype == MSR_IT_LOAD || le->itype == MSR_IT_DOUBLE_LOAD ||
 	     (le->itype == MSR_IT_QUAD_LOAD && seq == le->group)))
@@ -495,8 +499,8 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 			if (f->per_byte[k])
 				msr_l1_set_mixed(e, lv, p, f->src + 8 * k);
 			else
-				msr_l1_set_one(e, p, f->src + 8 * k,
-					       f->zmask[k]);
+				msr_l1_set_compact(e, p, f->src + 8 * k,
+						   f->zmask[k], f->m2[k]);
 			p->known = f->known[k];
 			p->fill_ts = ev->ts;
 		}
@@ -542,10 +546,14 @@ static inline void fills_answer_strand(struct msr_engine *e, struct strand *s,
 		memcpy(f->data + 8 * k, m->data, 8);
 		f->per_byte[k] = m->per_byte;
 		f->zmask[k] = m->zmask;
-		if (m->per_byte)
+		f->m2[k] = m->m2;
+		if (m->per_byte) {
 			memcpy(f->src + 8 * k, m->src, sizeof(m->src));
-		else
+		} else {
 			f->src[8 * k] = m->src[0];
+			if (m->m2)
+				f->src[8 * k + 1] = m->src[1];
+		}
 		f->known[k] = m->known;
 	}
 }

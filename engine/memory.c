@@ -121,25 +121,29 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *known, struct msr_src src[8], bool *per_byte,
-			  uint8_t *zmask)
+			  uint8_t *zmask, uint8_t *m2)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, true);
 	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
 	struct blk *b = p ? chunk_blk(e, p, off / 8, true) : NULL;
 
 	if (!b) {
-		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask);
+		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask, m2);
 		return NULL;
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
 	*per_byte = b->mixed != 0;
 	*zmask = b->zmask;
-	if (b->mixed)
+	*m2 = 0;
+	if (b->mixed) {
 		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
 		       8 * sizeof(*src));
-	else
-		src[0] = b->one;
+		return b;
+	}
+	src[0] = b->one;
+	if ((*m2 = b->m2))
+		src[1] = b->two;
 	return b;
 }
 
@@ -163,6 +167,61 @@ static inline void blk_set_all(struct msr_engine *e, struct blk *b,
 	}
 	b->one = *s;
 	b->zmask = 0;
+	b->m2 = 0;
+}
+
+/* The 8 sources as a block's inline form (struct blk), when they are at
+ * most two besides the zero source; false (and *one, *two, *zmask, *m2
+ * spoilt) when they are more. */
+static bool srcs_inline(const struct msr_src src[8], struct msr_src *one,
+			struct msr_src *two, uint8_t *zmask, uint8_t *m2)
+{
+	static const struct msr_src zero;
+	unsigned n = 0;
+
+	*zmask = *m2 = 0;
+	*one = zero;
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (src_eq(&src[i], &zero)) {
+			*zmask |= bit;
+		} else if (n > 0 && src_eq(&src[i], one)) {
+			continue;
+		} else if (n > 1 && src_eq(&src[i], two)) {
+			*m2 |= bit;
+		} else if (n == 0) {
+			*one = src[i];
+			n = 1;
+		} else if (n == 1) {
+			*two = src[i];
+			*m2 |= bit;
+			n = 2;
+		} else {
+			return false;
+		}
+	}
+	if (!n)
+		*zmask = 0; /* no source at all: one form, as a fresh block's */
+	return true;
+}
+
+/* b's inline form grows a third source: its bytes go per byte. */
+static void blk_to_mixed(struct msr_engine *e, struct blk *b, uint8_t mask,
+			 const struct msr_src *s)
+{
+	uint32_t idx = msr_pool_alloc_raw(&e->mixed);
+	struct msr_src *src;
+
+	if (idx == UINT32_MAX) {
+		e->nomem = 1;
+		return;
+	}
+	src = msr_pool_at(&e->mixed, idx);
+	msr_blk_src(e, b, src);
+	b->mixed = idx + 1;
+	for (unsigned m = mask; m; m &= m - 1)
+		src[7 - (unsigned)__builtin_ctz(m)] = *s;
 }
 
 /* The bytes of `mask` (bit 7 = byte 0) of b now come from s. */
@@ -170,38 +229,61 @@ static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 			 const struct msr_src *s)
 {
 	static const struct msr_src zero;
-	struct msr_src *src;
+	bool one_zero = src_eq(&b->one, &zero);
+	uint8_t z = b->zmask, m2 = b->m2;
 
-	if (!b->mixed) {
-		uint32_t idx;
+	if (b->mixed) {
+		struct msr_src *src = msr_pool_at(&e->mixed, b->mixed - 1);
 
-		if (src_eq(&b->one, s)) {
-			b->zmask &= (uint8_t)~mask;
-			return;
+		for (unsigned m = mask; m; m &= m - 1)
+			src[7 - (unsigned)__builtin_ctz(m)] = *s;
+		/* back inline once no more than two sources are left */
+		if (srcs_inline(src, &b->one, &b->two, &b->zmask, &b->m2)) {
+			msr_pool_free(&e->mixed, b->mixed - 1);
+			b->mixed = 0;
 		}
-		if (src_eq(s, &zero)) {
-			b->zmask |= mask;
-			return;
-		}
-		/* every other byte has the zero source: still one source */
-		if ((b->zmask | mask) == 0xff || src_eq(&b->one, &zero)) {
-			b->one = *s;
-			b->zmask = (uint8_t)~mask;
-			return;
-		}
-		idx = msr_pool_alloc_raw(&e->mixed);
-		if (idx == UINT32_MAX) {
-			e->nomem = 1;
-			return;
-		}
-		src = msr_pool_at(&e->mixed, idx);
-		msr_blk_src(e, b, src);
-		b->mixed = idx + 1;
-	} else {
-		src = msr_pool_at(&e->mixed, b->mixed - 1);
+		return;
 	}
-	for (unsigned m = mask; m; m &= m - 1)
-		src[7 - (unsigned)__builtin_ctz(m)] = *s;
+	if (one_zero)
+		z = (uint8_t)~m2; /* one's bytes have the zero source */
+	if (src_eq(s, &zero)) {
+		z |= mask;
+		m2 &= (uint8_t)~mask;
+	} else if (!one_zero && src_eq(&b->one, s)) {
+		z &= (uint8_t)~mask;
+		m2 &= (uint8_t)~mask;
+	} else if (m2 && src_eq(&b->two, s)) {
+		z &= (uint8_t)~mask;
+		m2 |= mask;
+	} else {
+		/* a new source: which of one's and two's bytes are left */
+		uint8_t left1 = (uint8_t)~(z | m2 | mask);
+
+		if (m2 & (uint8_t)~mask) {
+			if (left1) {
+				b->zmask = z;
+				b->m2 = m2;
+				blk_to_mixed(e, b, mask, s);
+				return;
+			}
+			b->one = b->two; /* two's bytes are all one's now */
+		} else if (!left1) {
+			b->one = *s;
+			b->zmask = z & (uint8_t)~mask;
+			b->m2 = 0;
+			return;
+		}
+		b->two = *s;
+		m2 = mask;
+		z &= (uint8_t)~mask;
+	}
+	if (m2 && (z | m2) == 0xff) {
+		/* one has no bytes left: two is the only source */
+		b->one = b->two;
+		m2 = 0;
+	}
+	b->zmask = z;
+	b->m2 = m2;
 }
 
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
@@ -321,7 +403,7 @@ void msr_l1_set_mixed(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 		if (idx == UINT32_MAX) {
 			e->nomem = 1;
 			p->one = src[0];
-			p->zmask = 0;
+			p->zmask = p->m2 = 0;
 			return;
 		}
 		p->mixed = idx + 1;
@@ -329,8 +411,8 @@ void msr_l1_set_mixed(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 	memcpy(msr_pool_at(&e->mixed, p->mixed - 1), src, 8 * sizeof(*src));
 }
 
-void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
-		    const struct msr_src *one, uint8_t zmask)
+void msr_l1_set_compact(struct msr_engine *e, struct l1_piece *p,
+			const struct msr_src *src, uint8_t zmask, uint8_t m2)
 {
 	static const struct msr_src zero;
 
@@ -338,13 +420,20 @@ void msr_l1_set_one(struct msr_engine *e, struct l1_piece *p,
 		msr_pool_free(&e->mixed, p->mixed - 1);
 		p->mixed = 0;
 	}
+	p->m2 = m2;
+	if (m2) {
+		p->one = src[0];
+		p->two = src[1];
+		p->zmask = zmask;
+		return;
+	}
 	/* all-zero sources have one form: no source, no zero mask */
-	if (zmask == 0xff || src_eq(one, &zero)) {
+	if (zmask == 0xff || src_eq(&src[0], &zero)) {
 		p->one = zero;
 		p->zmask = 0;
 		return;
 	}
-	p->one = *one;
+	p->one = src[0];
 	p->zmask = zmask;
 }
 

@@ -135,17 +135,21 @@ static void fill_rf(struct msr_op_block *b, const struct msr_src src[8])
 }
 
 /* fill_rf from a load entry's sources: one run without expanding them
- * when no accessed byte has the zero mask's source. */
+ * when one of its inline sources supplies every accessed byte. */
 static void ld_fill_rf(struct msr_op_block *b, const struct ld_ent *x)
 {
+	const struct msr_src *s = NULL;
 	struct msr_src src[8];
 
 	if (x->src_pb) {
 		fill_rf(b, x->src);
 		return;
 	}
-	if (b->mask && !(b->mask & x->src_zm)) {
-		const struct msr_src *s = &x->src[0];
+	if (b->mask && !(b->mask & (x->src_zm | x->src_m2)))
+		s = &x->src[0];
+	else if (b->mask && !(b->mask & (uint8_t)~x->src_m2))
+		s = &x->src[1];
+	if (s) {
 		struct msr_rf *f = &b->rf[0];
 
 		f->kind = s->kind;
@@ -471,7 +475,7 @@ static bool ld_gather(struct msr_engine *e, unsigned t, uint64_t iseq,
 			f->ready = false;
 			x->src_pb = msr_mem_read_c(e, x->pa & ~7ULL, x->data,
 						   &x->known, x->src,
-						   &x->src_zm);
+						   &x->src_zm, &x->src_m2);
 			x->dsrc = 0;
 		}
 	}

@@ -491,7 +491,7 @@ void msr_eng_st_commit(struct msr_engine *e, const struct msr_event *ev)
 	m->event = ev->index;
 	m->offset = ev->offset;
 	b = msr_mem_image(e, pa8, m->data, &m->known, m->src, &m->per_byte,
-			  &m->zmask);
+			  &m->zmask, &m->m2);
 	st_record(e, m, se, zeroed, b);
 	if (m->await)
 		pend_add(e, s, mseq, m);
@@ -586,7 +586,7 @@ static void st_update_l1(struct msr_engine *e, unsigned core,
 		if (m->per_byte)
 			msr_l1_set_mixed(e, lv, p, m->src);
 		else
-			msr_l1_set_one(e, p, m->src, m->zmask);
+			msr_l1_set_compact(e, p, m->src, m->zmask, m->m2);
 		p->known = m->known;
 		p->fill_ts = ev->ts;
 	}

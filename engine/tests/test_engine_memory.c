@@ -1,6 +1,7 @@
 /*
  * test_engine_memory.c - the compact byte sources of memory blocks and L1
- * pieces (one source, zero-source bytes, or a per-byte record) read back
+ * pieces (one or two sources and zero-source bytes, or a per-byte record)
+ * read back
  * exactly what a per-byte reference holds, also through the compact reads
  * that fills and commits carry; the image allocates only the chunks touched.
  */
@@ -78,6 +79,39 @@ Test(memory, block_sources_match_a_reference)
 	t_free(t);
 }
 
+/* A block written by two sources keeps both inline; a third takes a
+ * per-byte record, and a write that leaves two puts them inline again. */
+Test(memory, two_sources_stay_inline)
+{
+	struct tctx *t = t_new(true);
+	static const uint8_t d[8];
+	static const struct msr_src a = {1, 11, 1, MSR_RF_COMMIT};
+	static const struct msr_src b = {2, 12, 2, MSR_RF_COMMIT};
+	static const struct msr_src c = {3, 13, 3, MSR_RF_COMMIT};
+	const uint64_t pa8 = 0x4000;
+	struct msr_src got[8], want[8];
+	uint8_t data[8], known, zmask, m2;
+
+	msr_mem_write(t->e, pa8, d, 0xff, &a);
+	msr_mem_write(t->e, pa8, d, 0x0f, &b); /* bytes 4-7 */
+	cr_assert_eq(msr_mem_blk(t->e, pa8, false)->mixed, 0);
+	cr_assert_eq(msr_mem_blk(t->e, pa8, false)->m2, 0x0f);
+	msr_mem_write(t->e, pa8, d, 0x30, &c); /* bytes 2-3: a third source */
+	cr_assert_neq(msr_mem_blk(t->e, pa8, false)->mixed, 0);
+	cr_assert(msr_mem_read_c(t->e, pa8, data, &known, got, &zmask, &m2));
+	msr_mem_write(t->e, pa8, d, 0xc0, &c); /* bytes 0-1: a's last ones */
+	cr_assert_eq(msr_mem_blk(t->e, pa8, false)->mixed, 0, "back inline");
+	cr_assert_not(msr_mem_read_c(t->e, pa8, data, &known, got, &zmask,
+				     &m2));
+	cr_assert_eq(zmask, 0);
+	cr_assert_eq(m2, 0x0f);
+	for (unsigned i = 0; i < 8; i++)
+		want[i] = i < 4 ? c : b;
+	msr_mem_read(t->e, pa8, data, &known, got);
+	expect_src(got, want);
+	t_free(t);
+}
+
 /* Per-byte sources into a piece, compact when all bytes share one source
  * or the zero one (what a fill or commit hands the engine). */
 static void set_src(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
@@ -97,7 +131,7 @@ static void set_src(struct msr_engine *e, uint32_t *line, struct l1_piece *p,
 			break;
 	}
 	if (i == 8)
-		msr_l1_set_one(e, p, one, zmask);
+		msr_l1_set_compact(e, p, one, zmask, 0);
 	else
 		msr_l1_set_mixed(e, line, p, src);
 }
@@ -120,7 +154,8 @@ Test(memory, l1_piece_sources_match_a_reference)
 				: form == 1 && rnd(&r) % 2 ? (struct msr_src){0}
 				: form == 1 ? one : pick(&r);
 		set_src(t->e, line, p, src);
-		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
+		msr_src_get(t->e, &p->one, &p->two, p->zmask, p->m2, p->mixed,
+			    got);
 		expect_src(got, src);
 	}
 	msr_l1_drop_range(t->e, 0, 0x8000, 8);
@@ -141,7 +176,7 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 	memset(ref, 0, sizeof(ref));
 	for (unsigned n = 0; n < 20000; n++) {
 		unsigned b = (unsigned)(rnd(&r) % 4);
-		uint8_t data[8], known, zmask;
+		uint8_t data[8], known, zmask, m2;
 		struct msr_src src[8], got[8];
 		bool per_byte;
 
@@ -149,15 +184,16 @@ Test(memory, compact_reads_set_pieces_like_a_reference)
 			continue;
 		if (n % 2)
 			per_byte = msr_mem_read_c(t->e, 0x4000 + 8 * b, data,
-						  &known, src, &zmask);
+						  &known, src, &zmask, &m2);
 		else
 			msr_mem_image(t->e, 0x4000 + 8 * b, data, &known, src,
-				      &per_byte, &zmask);
+				      &per_byte, &zmask, &m2);
 		if (per_byte)
 			msr_l1_set_mixed(t->e, line, p, src);
 		else
-			msr_l1_set_one(t->e, p, src, zmask);
-		msr_src_get(t->e, &p->one, p->zmask, p->mixed, got);
+			msr_l1_set_compact(t->e, p, src, zmask, m2);
+		msr_src_get(t->e, &p->one, &p->two, p->zmask, p->m2, p->mixed,
+			    got);
 		expect_src(got, ref[b]);
 	}
 	msr_l1_drop_range(t->e, 0, 0x4000, 8);
@@ -190,14 +226,14 @@ Test(memory, dropped_lines_return_their_mixed_records_once)
 				unsigned form = (unsigned)(rnd(&r) % 3);
 
 				if (form == 0) {
-					msr_l1_set_one(e, p0 + k, &one, 0);
+					msr_l1_set_compact(e, p0 + k, &one, 0, 0);
 					continue;
 				}
 				msr_l1_set_mixed(e, line, p0 + k, src);
 				if (++live > peak)
 					peak = live;
 				if (form == 2) { /* compact again */
-					msr_l1_set_one(e, p0 + k, &one, 0);
+					msr_l1_set_compact(e, p0 + k, &one, 0, 0);
 					live--;
 				}
 			}
