@@ -187,7 +187,7 @@ struct mab_ent {
 
 /*
  * Per 8-byte block: who wrote each byte and the newest commit to it. Most
- * blocks have one source for all bytes (whole-block writes) and most of the
+ * blocks have one source for all bytes (whole-block writes) and many of the
  * rest two (a partial store over a whole one), so up to two are kept
  * inline; only a block with three or more has an out-of-line per-byte
  * record.
