@@ -387,6 +387,30 @@ static inline void msr_blk_src(const struct msr_engine *e, const struct blk *b,
 	msr_src_get(e, &b->one, &b->two, b->zmask, b->m2, b->mixed, src);
 }
 
+/* The same record kept compact for a consumer (a load, fill or MAB entry):
+ * false with src[0], src[1] (when *m2_out) and the masks, or true with all
+ * 8 in src and the masks 0 (a record of three sources or more). */
+static inline bool msr_src_copy_c(const struct msr_engine *e,
+				  const struct msr_src *one,
+				  const struct msr_src *two, uint8_t zmask,
+				  uint8_t m2, uint32_t mixed,
+				  struct msr_src src[8], uint8_t *zmask_out,
+				  uint8_t *m2_out)
+{
+	if (mixed) {
+		memcpy(src, msr_pool_at(&e->mixed, mixed - 1),
+		       8 * sizeof(*src));
+		*zmask_out = *m2_out = 0;
+		return true;
+	}
+	src[0] = *one;
+	if (m2)
+		src[1] = *two;
+	*zmask_out = zmask;
+	*m2_out = m2;
+	return false;
+}
+
 /* Memory (= L2 view) now: data, known mask and sources of block pa8. */
 static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 				uint8_t data[8], uint8_t *known,
@@ -436,16 +460,8 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 		return false;
 	}
 	b = msr_pool_at(&e->blks, p->blk[off / 8] - 1);
-	if (b->mixed) {
-		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
-		       8 * sizeof(*src));
-		return true;
-	}
-	src[0] = b->one;
-	*zmask = b->zmask;
-	if ((*m2 = b->m2))
-		src[1] = b->two;
-	return false;
+	return msr_src_copy_c(e, &b->one, &b->two, b->zmask, b->m2, b->mixed,
+			      src, zmask, m2);
 }
 /* The source of byte i of a load entry's block. */
 static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,

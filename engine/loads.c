@@ -297,17 +297,9 @@ static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
 	struct msr_src ms[8];
 
 	memcpy(le->data, p->data, 8);
-	le->src_pb = p->mixed != 0;
-	le->src_zm = p->zmask;
-	le->src_m2 = p->mixed ? 0 : p->m2;
-	if (p->mixed) {
-		memcpy(le->src, msr_pool_at(&e->mixed, p->mixed - 1),
-		       sizeof(le->src));
-	} else {
-		le->src[0] = p->one;
-		if (p->m2)
-			le->src[1] = p->two;
-	}
+	le->src_pb = msr_src_copy_c(e, &p->one, &p->two, p->zmask, p->m2,
+				    p->mixed, le->src, &le->src_zm,
+				    &le->src_m2);
 	le->known = p->known;
 	le->l1_fill_ts = p->fill_ts;
 	if (p->known == 0xff)

@@ -133,17 +133,8 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 	}
 	memcpy(data, p->data + off, 8);
 	*known = p->known[off / 8];
-	*per_byte = b->mixed != 0;
-	*zmask = b->zmask;
-	*m2 = 0;
-	if (b->mixed) {
-		memcpy(src, msr_pool_at(&e->mixed, b->mixed - 1),
-		       8 * sizeof(*src));
-		return b;
-	}
-	src[0] = b->one;
-	if ((*m2 = b->m2))
-		src[1] = b->two;
+	*per_byte = msr_src_copy_c(e, &b->one, &b->two, b->zmask, b->m2,
+				   b->mixed, src, zmask, m2);
 	return b;
 }
 
