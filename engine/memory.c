@@ -220,8 +220,8 @@ static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 			 const struct msr_src *s)
 {
 	static const struct msr_src zero;
-	bool one_zero = src_eq(&b->one, &zero);
-	uint8_t z = b->zmask, m2 = b->m2;
+	bool one_zero;
+	uint8_t z, m2;
 
 	if (b->mixed) {
 		struct msr_src *src = msr_pool_at(&e->mixed, b->mixed - 1);
@@ -235,6 +235,10 @@ static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 		}
 		return;
 	}
+	/* read only now: while a block has a pooled record they are spoilt */
+	one_zero = src_eq(&b->one, &zero);
+	z = b->zmask;
+	m2 = b->m2;
 	if (one_zero)
 		z = (uint8_t)~m2; /* one's bytes have the zero source */
 	if (src_eq(s, &zero)) {
