@@ -12,6 +12,11 @@ nfail=0
 SHOW_ON_FAIL=
 SHOW_LINES=5
 
+# the interpreter itself, not a version manager's shim (see meson.build)
+if [ -n "${MSR_PYTHON:-}" ]; then
+	python3() { "$MSR_PYTHON" "$@"; }
+fi
+
 ok() { # condition-status description
 	ntest=$((ntest + 1))
 	if [ "$1" -eq 0 ]; then
