@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""bench.py tested (TAP): its paired ratios and its verdict on each target,
+from made-up results, then one tiny real run of the two binaries.
+
+usage: bench_test.py BENCH_PY MSYNC_GEN MSYNC_REPLAY
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+n = 0
+failed = 0
+
+
+def ok(cond, desc):
+    global n, failed
+    n += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", n, desc))
+    if not cond:
+        failed += 1
+
+
+spec = importlib.util.spec_from_file_location("bench", sys.argv[1])
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+# --- paired ratios: (wall, cpu, rss) per round --------------------------------
+ok(bench.paired([(2, 4, 0), (3, 9, 0)], [(1, 2, 0), (1, 3, 0)], 0) ==
+   (2.5, 2.0, 3.0), "paired: median and range of the rounds' own ratios")
+# a slow spell doubles check alone in round 2 and both runs in round 3: the
+# median of the paired ratios says 3, the ratio of the medians would say 6
+ok(bench.paired([(3, 3, 0), (6, 6, 0), (6, 6, 0)],
+                [(1, 1, 0), (1, 1, 0), (2, 2, 0)], 0) == (3.0, 3.0, 6.0),
+   "paired: a spell that slows both runs of a round cancels out")
+ok(bench.paired([(1, 1, 0)], [(0, 0, 0)], 1) == (0.0, 0.0, 0.0),
+   "paired: a zero denominator gives no ratio, not an error")
+
+
+# --- targets: one line each, met or not ---------------------------------------
+def made_up(xw, per_cpu_s, rss_mib, x2):
+    """Random traces of 10M, 20M and 50M events whose check takes xw times
+    the floor's wall time, runs at per_cpu_s events per CPU second (x2 times
+    that CPU at 20M) and peaks at rss_mib (the 10M run; +1 MiB at 50M)."""
+    traces, results = [], {}
+    for events in (10000000, 20000000, 50000000):
+        traces.append({"variant": "random", "events": events})
+        cpu = events / per_cpu_s
+        if events == 20000000:
+            cpu = x2 * 10000000 / per_cpu_s
+        rss = (rss_mib + (1 if events == 50000000 else 0)) * 1024
+        results[("random", events, "floor")] = [(0.5, 0.5, 6000)] * 3
+        results[("random", events, "check")] = [(0.5 * xw, cpu, rss)] * 3
+    return traces, results, {"random": 10000000}
+
+
+lines = bench.targets(*made_up(2.9, 16e6, 40, 2.0))
+ok(len(lines) == 6 and lines[0] == "targets:" and
+   all(line.startswith("  met ") for line in lines[1:]),
+   "every target met: six lines, each says met")
+ok("random 10M 2.90 (2.90-2.90)" in lines[1] and "random 50M 16.0M" in lines[2],
+   "the lines give the figures they were judged on")
+lines = bench.targets(*made_up(3.2, 16e6, 40, 2.0))
+ok(lines[1].startswith("  NOT met check wall <= 3x") and
+   lines[2].startswith("  met "), "3.2x the floor: that target alone not met")
+lines = bench.targets(*made_up(2.9, 14e6, 40, 2.0))
+ok(lines[2].startswith("  NOT met check >= 15M"), "14M events per CPU second: not met")
+lines = bench.targets(*made_up(2.9, 16e6, 130, 2.0))
+ok(lines[3].startswith("  NOT met peak RSS <= 128 MiB") and
+   lines[4].startswith("  met "), "131 MiB at 50M: over the bound, still flat")
+lines = bench.targets(*made_up(2.9, 16e6, 8, 2.0))
+ok(lines[4].startswith("  NOT met the same RSS"), "8 against 9 MiB: not flat")
+lines = bench.targets(*made_up(2.9, 16e6, 40, 2.3))
+ok(lines[5].startswith("  NOT met 2x events") and "random 2.30" in lines[5],
+   "2.3x the CPU time for 2x events: not met")
+
+# --- one real run, tiny -------------------------------------------------------
+with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
+    env = dict(os.environ, MSR_BENCH_EVENTS="20k 40k", MSR_BENCH_VARIANTS="random",
+               MSR_BENCH_REPEAT="1", MSR_BENCH_DIR=work)
+    if not os.access("/usr/bin/time", os.X_OK):
+        print("ok %d # SKIP GNU time (/usr/bin/time) is not installed" % (n + 1))
+        n += 1
+    else:
+        p = subprocess.run([sys.executable, sys.argv[1], sys.argv[2], sys.argv[3]],
+                           env=env, capture_output=True, text=True)
+        out = p.stdout.splitlines()
+        rows = [line.split() for line in out if line.startswith("random ")]
+        ok(p.returncode == 0 and len(rows) == 8 and
+           [r[2] for r in rows[:4]] == ["floor", "stat", "no-tso", "check"] and
+           out[-7].startswith("targets (stated for 10M to 50M events") and
+           sum(line.startswith("  ") for line in out[-6:-1]) == 5,
+           "a real run: four commands a size, then the five targets")
+        if p.returncode != 0 or len(rows) != 8:
+            print("# " + "\n# ".join((p.stdout + p.stderr).splitlines()[-15:]))
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)
