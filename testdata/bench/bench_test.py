@@ -23,6 +23,7 @@ def ok(cond, desc):
         failed += 1
 
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 spec = importlib.util.spec_from_file_location("bench", sys.argv[1])
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
