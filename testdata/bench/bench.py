@@ -35,7 +35,7 @@ Environment:
   MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default) or "200k 400k"
   MSR_BENCH_VARIANTS  shapes (default "random hot large deep faulty"); the extra
                       shapes run only at the two smallest sizes
-  MSR_BENCH_REPEAT    rounds (default 3)
+  MSR_BENCH_REPEAT    rounds (default 5)
   MSR_BENCH_DIR       work directory (default /tmp/msr-bench)
   MSR_BENCH_KEEP      1 = keep the generated traces, and reuse the ones an
                       earlier run kept in MSR_BENCH_DIR
@@ -337,7 +337,7 @@ def main():
              os.environ.get("MSR_BENCH_EVENTS", "10M 20M 50M").split()]
     variants = os.environ.get("MSR_BENCH_VARIANTS",
                               "random hot large deep faulty").split()
-    repeat = int(os.environ.get("MSR_BENCH_REPEAT", "3"))
+    repeat = int(os.environ.get("MSR_BENCH_REPEAT", "5"))
     work = os.environ.get("MSR_BENCH_DIR", "/tmp/msr-bench")
     for v in variants:
         check_variant(v)
