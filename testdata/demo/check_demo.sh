@@ -1,7 +1,8 @@
 #!/bin/bash
 # The README's demo: check must exit 1 and report exactly the fault that
 # expect.yaml names (kind among `accept`, strand, iseq, pa), nothing else;
-# decompressing on the replay's thread (--single-thread) reports the same.
+# decompressing on the replay's thread (--single-thread) reports the same,
+# and so does the heap on huge pages the README suggests for VMs.
 set -u
 bin=$1; dir=$2
 out=$(mktemp -d)
@@ -31,3 +32,11 @@ if ! diff <(untimed "$out/r.yaml") <(untimed "$out/s.yaml") >"$out/d.txt"; then
 	echo "check --single-thread reported otherwise:"; cat "$out/d.txt"; exit 1
 fi
 echo "demo: the same report with --single-thread"
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$bin" check "$dir/nas.trace.zst" \
+	--steps "$dir/steps.log.zst" -o "$out/h.yaml" -q
+rc=$?
+if [ $rc -ne 1 ]; then echo "check with glibc.malloc.hugetlb=1 exited $rc, expected 1"; exit 1; fi
+if ! diff <(untimed "$out/r.yaml") <(untimed "$out/h.yaml") >"$out/d.txt"; then
+	echo "check with glibc.malloc.hugetlb=1 reported otherwise:"; cat "$out/d.txt"; exit 1
+fi
+echo "demo: the same report with the heap on huge pages"
