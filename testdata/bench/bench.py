@@ -316,6 +316,24 @@ def cpu_model():
     return model + l2
 
 
+def settings(env=None, thp="/sys/kernel/mm/transparent_hugepage/enabled"):
+    """The system and environment settings that move the figures: whether
+    transparent huge pages may back the large tables, and GLIBC_TUNABLES
+    (glibc.malloc.hugetlb=1 puts the whole heap on them)."""
+    env = os.environ if env is None else env
+    mode = "unknown"
+    try:
+        with open(thp) as f:
+            text = f.read()
+        # "always [madvise] never": the bracketed word is the mode
+        if "[" in text and "]" in text:
+            mode = text[text.index("[") + 1:text.index("]")]
+    except OSError:
+        pass
+    return "transparent huge pages %s, GLIBC_TUNABLES %s" % (
+        mode, env.get("GLIBC_TUNABLES") or "unset")
+
+
 def check_variant(name):
     """Exit with a message unless `name` is a shape of VARIANTS."""
     if name not in VARIANTS:
@@ -349,6 +367,7 @@ def main():
     print("machine: %s, %s, %d cpus, load average %.2f %.2f %.2f" % (
         os.uname().machine, cpu_model(), os.cpu_count(), *os.getloadavg()),
         flush=True)
+    print("settings: %s" % settings(), flush=True)
     try:
         traces = []
         for v in variants:

@@ -77,6 +77,18 @@ lines = bench.targets(*made_up(2.9, 16e6, 40, 2.3))
 ok(lines[5].startswith("  NOT met 2x events") and "random 2.30" in lines[5],
    "2.3x the CPU time for 2x events: not met")
 
+# --- settings: what the figures depend on ------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    thp = os.path.join(d, "enabled")
+    with open(thp, "w") as f:
+        f.write("always [madvise] never\n")
+    ok(bench.settings({"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}, thp) ==
+       "transparent huge pages madvise, GLIBC_TUNABLES glibc.malloc.hugetlb=1",
+       "settings: the huge-page mode in brackets and the glibc tunables")
+    ok(bench.settings({}, os.path.join(d, "absent")) ==
+       "transparent huge pages unknown, GLIBC_TUNABLES unset",
+       "settings: no huge-page file and no tunables")
+
 # --- one real run, tiny -------------------------------------------------------
 with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
     env = dict(os.environ, MSR_BENCH_EVENTS="20k 40k", MSR_BENCH_VARIANTS="random",
@@ -90,10 +102,11 @@ with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
         out = p.stdout.splitlines()
         rows = [line.split() for line in out if line.startswith("random ")]
         ok(p.returncode == 0 and len(rows) == 8 and
+           out[1].startswith("settings: transparent huge pages ") and
            [r[2] for r in rows[:4]] == ["floor", "stat", "no-tso", "check"] and
            out[-7].startswith("targets (stated for 10M to 50M events") and
            sum(line.startswith("  ") for line in out[-6:-1]) == 5,
-           "a real run: four commands a size, then the five targets")
+           "a real run: its settings, four commands a size, then the five targets")
         if p.returncode != 0 or len(rows) != 8:
             print("# " + "\n# ".join((p.stdout + p.stderr).splitlines()[-15:]))
 
