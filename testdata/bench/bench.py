@@ -78,13 +78,42 @@ VARIANTS = {
 
 
 def parse_size(text):
+    """"10M" -> 10000000, "200k" -> 200000, "5000" -> 5000; None unless a
+    positive number of events."""
     text = text.strip().lower()
     mult = 1
     if text.endswith("k"):
         mult, text = 1000, text[:-1]
     elif text.endswith("m"):
         mult, text = 1000000, text[:-1]
-    return int(float(text) * mult)
+    try:
+        n = int(float(text) * mult)
+    except (ValueError, OverflowError):
+        return None
+    return n if n > 0 else None
+
+
+def options_from_env(env):
+    """(sizes, variants, repeat) from MSR_BENCH_*; exits with a message
+    naming the variable when one is not usable."""
+    words = env.get("MSR_BENCH_EVENTS", "10M 20M 50M").split()
+    sizes = [parse_size(w) for w in words]
+    if not sizes or None in sizes:
+        sys.exit("bench: MSR_BENCH_EVENTS=%r: expected sizes such as "
+                 "\"10M 20M 50M\" or \"200k 400k\"" %
+                 env.get("MSR_BENCH_EVENTS", ""))
+    variants = env.get("MSR_BENCH_VARIANTS",
+                       "random hot large deep faulty").split()
+    if not variants:
+        sys.exit("bench: MSR_BENCH_VARIANTS is empty: expected shapes from "
+                 "%s" % " ".join(VARIANTS))
+    for v in variants:
+        check_variant(v)
+    text = env.get("MSR_BENCH_REPEAT", "5")
+    if not text.strip().isdigit() or int(text) < 1:
+        sys.exit("bench: MSR_BENCH_REPEAT=%r: expected a number of rounds, "
+                 "1 or more" % text)
+    return sizes, variants, int(text)
 
 
 def run(argv, stdout=subprocess.DEVNULL):
@@ -351,14 +380,8 @@ def main():
         sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY\n"
                  "       bench.py --shape-options SHAPE")
     gen, replay = sys.argv[1], sys.argv[2]
-    sizes = [parse_size(s) for s in
-             os.environ.get("MSR_BENCH_EVENTS", "10M 20M 50M").split()]
-    variants = os.environ.get("MSR_BENCH_VARIANTS",
-                              "random hot large deep faulty").split()
-    repeat = int(os.environ.get("MSR_BENCH_REPEAT", "5"))
+    sizes, variants, repeat = options_from_env(os.environ)
     work = os.environ.get("MSR_BENCH_DIR", "/tmp/msr-bench")
-    for v in variants:
-        check_variant(v)
     if not os.access(TIME, os.X_OK):
         sys.exit("bench: %s (GNU time) is needed to measure peak RSS" % TIME)
     if not shutil.which("zstd"):

@@ -77,6 +77,34 @@ lines = bench.targets(*made_up(2.9, 16e6, 40, 2.3))
 ok(lines[5].startswith("  NOT met 2x events") and "random 2.30" in lines[5],
    "2.3x the CPU time for 2x events: not met")
 
+# --- options from the environment ---------------------------------------------
+ok(bench.options_from_env({}) ==
+   ([10000000, 20000000, 50000000], ["random", "hot", "large", "deep", "faulty"], 5),
+   "options: the defaults")
+ok(bench.options_from_env({"MSR_BENCH_EVENTS": "200k 1.5M 7000",
+                           "MSR_BENCH_VARIANTS": "hot", "MSR_BENCH_REPEAT": "2"}) ==
+   ([200000, 1500000, 7000], ["hot"], 2), "options: sizes with k, M or none")
+
+
+def refused(env, name):
+    """options_from_env exits with a message naming the variable."""
+    try:
+        bench.options_from_env(env)
+    except SystemExit as e:
+        return name in str(e.code)
+    return False
+
+
+ok(all(refused({"MSR_BENCH_EVENTS": v}, "MSR_BENCH_EVENTS")
+       for v in ("1Q", "0", "-5k", "", "10M x")),
+   "options: a size that is not a positive number of events is refused")
+ok(all(refused({"MSR_BENCH_REPEAT": v}, "MSR_BENCH_REPEAT")
+       for v in ("0", "x", "-1", "2.5", "")),
+   "options: rounds must be a whole number, 1 or more")
+ok(refused({"MSR_BENCH_VARIANTS": "random cold"}, "unknown variant cold") and
+   refused({"MSR_BENCH_VARIANTS": " "}, "MSR_BENCH_VARIANTS"),
+   "options: an unknown or no shape is refused")
+
 # --- settings: what the figures depend on ------------------------------------
 with tempfile.TemporaryDirectory() as d:
     thp = os.path.join(d, "enabled")
