@@ -12,7 +12,9 @@ for both the ratio NEW / OLD as the geometric mean of the per-round ratios
 with a 95 % interval (+-2 standard errors): an interval that contains 1.00 means no difference this machine
 can show, and one that does not is worth a second run at another time (see
 docs/performance.md, "Comparing two builds"). It also checks that both builds wrote the same report apart from
-the timing fields and exited with the same code, and exits 1 if not.
+the timing fields and exited with the same code, and exits 1 if not. A
+run that exits 2 (an unreadable trace, a wrong option) ends it at once with
+that run's message.
 
 CPU time comes from wait4(2) for each child, wall time from a monotonic
 clock around it; peak RSS is bench.py's job. OLD and NEW may be the same
@@ -31,17 +33,25 @@ import time
 TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
 
-def run(argv):
-    """Run one command alone; return (exit code, CPU seconds, wall
-    seconds)."""
+def run(argv, err):
+    """Run one command alone, its stderr into the file `err`; return (exit
+    code, CPU seconds, wall seconds). Exit 2 (unusable input or usage
+    error) ends the comparison with the command's message: its timings
+    would be those of a failure."""
     t0 = time.monotonic()
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    except OSError as e:
-        sys.exit("compare: cannot run %s: %s" % (argv[0], e.strerror))
-    _, status, ru = os.wait4(proc.pid, 0)  # the child's own rusage
+    with open(err, "wb") as ef:
+        try:
+            proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                    stderr=ef)
+        except OSError as e:
+            sys.exit("compare: cannot run %s: %s" % (argv[0], e.strerror))
+        _, status, ru = os.wait4(proc.pid, 0)  # the child's own rusage
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
+    if proc.returncode == 2:
+        with open(err, "rb") as ef:
+            lines = ef.read().decode(errors="replace").strip().splitlines()
+        sys.exit("compare: %s exited 2 (unusable input or usage error)%s" % (
+            " ".join(argv), ": " + lines[-1] if lines else ""))
     return proc.returncode, ru.ru_utime + ru.ru_stime, time.monotonic() - t0
 
 
@@ -106,7 +116,7 @@ def main():
                 if steps:
                     argv += ["--steps", steps]
                 argv += extra + own[k] + ["-q", "-o", out[k]]
-                rc[k], got[k], gotw[k] = run(argv)
+                rc[k], got[k], gotw[k] = run(argv, os.path.join(work, "err"))
                 cpu[k].append(got[k])
                 wall[k].append(gotw[k])
             ratios.append(log_ratio(got["old"], got["new"]))

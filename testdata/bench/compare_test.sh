@@ -34,4 +34,8 @@ python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 python3 "$compare" "$msr" "$work/none" "$demo/nas.trace.zst" --rounds 2 >"$work/none.txt" 2>&1
 [ $? -ne 0 ] && grep -q "^compare: cannot run $work/none" "$work/none.txt"
 ok $? "a binary that does not exist: a message, not a traceback"
+python3 "$compare" "$msr" "$msr" "$work/absent.zst" --rounds 2 >"$work/absent.txt" 2>&1
+[ $? -ne 0 ] && grep -q "^compare: $msr check $work/absent.zst .* exited 2 (unusable input or usage error): " "$work/absent.txt" &&
+	! grep -q '^round ' "$work/absent.txt"
+ok $? "a trace that cannot be read: check's message, no timings"
 tap_end
