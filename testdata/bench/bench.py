@@ -267,8 +267,21 @@ def targets(traces, results, smallest):
     def verdict(ok):
         return "met    " if ok else "NOT met"
 
-    def rng(m, lo, hi):
-        return "%.2f (%.2f-%.2f)" % (m, lo, hi)
+    unsure = []
+
+    def rng(m, lo, hi, meets):
+        """The median and range; '*' when a round fell on the other side
+        of the bound than the median."""
+        mark = "" if meets(lo) == meets(m) == meets(hi) else "*"
+        if mark:
+            unsure.append(mark)
+        return "%.2f (%.2f-%.2f)%s" % (m, lo, hi, mark)
+
+    def within3(x):
+        return x <= 3.0
+
+    def within2(x):
+        return 1.8 <= x <= 2.2
 
     lines = ["targets:" if min(t["events"] for t in traces) >= 10e6 else
              "targets (stated for 10M to 50M events; below that a process's "
@@ -277,9 +290,9 @@ def targets(traces, results, smallest):
                         results[(t["variant"], t["events"], "floor")], 0))
              for t in traces]
     lines.append("  %s check wall <= 3x the floor: %s" % (
-        verdict(all(r[0] <= 3.0 for _, r in walls)),
+        verdict(all(within3(r[0]) for _, r in walls)),
         ", ".join("%s %s %s" % (t["variant"], fmt_events(t["events"]),
-                                 rng(*r)) for t, r in walls)))
+                                 rng(*r, within3)) for t, r in walls)))
     rates = [(t, t["events"] / statistics.median(
         c for _, c, _ in results[(t["variant"], t["events"], "check")]))
         for t in traces]
@@ -307,8 +320,13 @@ def targets(traces, results, smallest):
                if abs(t["events"] / smallest[t["variant"]] - 2) < 0.1]
     if doubles:
         lines.append("  %s 2x events = 1.8 to 2.2x the CPU time: %s" % (
-            verdict(all(1.8 <= r[0] <= 2.2 for _, r in doubles)),
-            ", ".join("%s %s" % (t["variant"], rng(*r)) for t, r in doubles)))
+            verdict(all(within2(r[0]) for _, r in doubles)),
+            ", ".join("%s %s" % (t["variant"], rng(*r, within2))
+                      for t, r in doubles)))
+    if unsure:
+        lines.append("  * some rounds fell on the other side of the bound "
+                     "than the median: more rounds (MSR_BENCH_REPEAT) would "
+                     "settle it")
     return lines
 
 

@@ -77,6 +77,23 @@ lines = bench.targets(*made_up(2.9, 16e6, 40, 2.3))
 ok(lines[5].startswith("  NOT met 2x events") and "random 2.30" in lines[5],
    "2.3x the CPU time for 2x events: not met")
 
+# rounds on both sides of a bound: the figure is marked, and a note says so
+traces, results, smallest = made_up(2.9, 16e6, 40, 2.0)
+results[("random", 10000000, "check")] = [(1.3, 0.625, 40960), (1.45, 0.625, 40960),
+                                          (1.6, 0.625, 40960)]
+lines = bench.targets(traces, results, smallest)
+ok(lines[1].startswith("  met ") and "random 10M 2.90 (2.60-3.20)*" in lines[1] and
+   "random 20M 2.90 (2.90-2.90)," in lines[1] and
+   lines[-1].startswith("  * some rounds fell on the other side of the bound"),
+   "a round on the other side of a bound: its figure marked, and a note")
+ok(not any("*" in line for line in bench.targets(*made_up(2.9, 16e6, 40, 2.0))),
+   "rounds all on one side: no mark, no note")
+results[("random", 10000000, "check")] = [(1.45, 0.5, 40960), (1.45, 0.625, 40960),
+                                          (1.45, 0.75, 40960)]
+lines = bench.targets(traces, results, smallest)
+ok("random 2.00 (1.67-2.50)*" in lines[5],
+   "2x events: a band overrun on both sides is marked")
+
 # --- options from the environment ---------------------------------------------
 ok(bench.options_from_env({}) ==
    ([10000000, 20000000, 50000000], ["random", "hot", "large", "deep", "faulty"], 5),
