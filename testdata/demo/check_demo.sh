@@ -24,19 +24,20 @@ assert v.get("proof"), "no proof cycle"
 print("demo: reported", v["kind"], "strand", v["strand"], "iseq", v["iseq"])
 PY
 [ $? -eq 0 ] || exit 1
-"$bin" check "$dir/nas.trace.zst" --steps "$dir/steps.log.zst" -o "$out/s.yaml" -q --single-thread
-rc=$?
-if [ $rc -ne 1 ]; then echo "check --single-thread exited $rc, expected 1"; exit 1; fi
 untimed() { grep -Ev '^ *(elapsed_seconds|events_per_second):' "$1"; }
-if ! diff <(untimed "$out/r.yaml") <(untimed "$out/s.yaml") >"$out/d.txt"; then
-	echo "check --single-thread reported otherwise:"; cat "$out/d.txt"; exit 1
-fi
-echo "demo: the same report with --single-thread"
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "$bin" check "$dir/nas.trace.zst" \
-	--steps "$dir/steps.log.zst" -o "$out/h.yaml" -q
-rc=$?
-if [ $rc -ne 1 ]; then echo "check with glibc.malloc.hugetlb=1 exited $rc, expected 1"; exit 1; fi
-if ! diff <(untimed "$out/r.yaml") <(untimed "$out/h.yaml") >"$out/d.txt"; then
-	echo "check with glibc.malloc.hugetlb=1 reported otherwise:"; cat "$out/d.txt"; exit 1
-fi
-echo "demo: the same report with the heap on huge pages"
+# same_report FILE WHAT VAR=VALUE|"" [OPTION...]: check again, with that
+# variable set and those options, must exit 1 with the first run's report
+same_report() {
+	local f=$out/$1 what=$2 var=$3 rc
+	shift 3
+	env ${var:+"$var"} "$bin" check "$dir/nas.trace.zst" --steps "$dir/steps.log.zst" \
+		-o "$f" -q "$@"
+	rc=$?
+	if [ $rc -ne 1 ]; then echo "check $what exited $rc, expected 1"; exit 1; fi
+	if ! diff <(untimed "$out/r.yaml") <(untimed "$f") >"$out/d.txt"; then
+		echo "check $what reported otherwise:"; cat "$out/d.txt"; exit 1
+	fi
+	echo "demo: the same report $what"
+}
+same_report s.yaml "with --single-thread" "" --single-thread
+same_report h.yaml "with the heap on huge pages" GLIBC_TUNABLES=glibc.malloc.hugetlb=1
