@@ -267,14 +267,10 @@ def targets(traces, results, smallest):
     def verdict(ok):
         return "met    " if ok else "NOT met"
 
-    unsure = []
-
     def rng(m, lo, hi, meets):
         """The median and range; '*' when a round fell on the other side
         of the bound than the median."""
         mark = "" if meets(lo) == meets(m) == meets(hi) else "*"
-        if mark:
-            unsure.append(mark)
         return "%.2f (%.2f-%.2f)%s" % (m, lo, hi, mark)
 
     def within3(x):
@@ -323,7 +319,7 @@ def targets(traces, results, smallest):
             verdict(all(within2(r[0]) for _, r in doubles)),
             ", ".join("%s %s" % (t["variant"], rng(*r, within2))
                       for t, r in doubles)))
-    if unsure:
+    if any("*" in line for line in lines):
         lines.append("  * some rounds fell on the other side of the bound "
                      "than the median: more rounds (MSR_BENCH_REPEAT) would "
                      "settle it")
