@@ -78,14 +78,13 @@ VARIANTS = {
 
 
 def parse_size(text):
-    """"10M" -> 10000000, "200k" -> 200000, "5000" -> 5000; None unless a
-    positive number of events."""
+    """"10M" -> 10000000, "200k" -> 200000, "1G" -> 10**9, "5000" -> 5000;
+    None unless a positive number of events."""
     text = text.strip().lower()
     mult = 1
-    if text.endswith("k"):
-        mult, text = 1000, text[:-1]
-    elif text.endswith("m"):
-        mult, text = 1000000, text[:-1]
+    suffixes = {"k": 1000, "m": 1000000, "g": 1000000000}
+    if text[-1:] in suffixes:
+        mult, text = suffixes[text[-1]], text[:-1]
     try:
         n = int(float(text) * mult)
     except (ValueError, OverflowError):
@@ -100,7 +99,7 @@ def options_from_env(env):
     sizes = [parse_size(w) for w in words]
     if not sizes or None in sizes:
         sys.exit("bench: MSR_BENCH_EVENTS=%r: expected sizes such as "
-                 "\"10M 20M 50M\" or \"200k 400k\"" %
+                 "\"10M 20M 50M\", \"200k 400k\" or \"1G\"" %
                  env.get("MSR_BENCH_EVENTS", ""))
     variants = env.get("MSR_BENCH_VARIANTS",
                        "random hot large deep faulty").split()

@@ -98,9 +98,10 @@ ok("random 2.00 (1.67-2.50)*" in lines[5],
 ok(bench.options_from_env({}) ==
    ([10000000, 20000000, 50000000], ["random", "hot", "large", "deep", "faulty"], 5),
    "options: the defaults")
-ok(bench.options_from_env({"MSR_BENCH_EVENTS": "200k 1.5M 7000",
+ok(bench.options_from_env({"MSR_BENCH_EVENTS": "200k 1.5M 7000 1G",
                            "MSR_BENCH_VARIANTS": "hot", "MSR_BENCH_REPEAT": "2"}) ==
-   ([200000, 1500000, 7000], ["hot"], 2), "options: sizes with k, M or none")
+   ([200000, 1500000, 7000, 1000000000], ["hot"], 2),
+   "options: sizes with k, M, G or none")
 
 
 def refused(env, name):
@@ -113,7 +114,7 @@ def refused(env, name):
 
 
 ok(all(refused({"MSR_BENCH_EVENTS": v}, "MSR_BENCH_EVENTS")
-       for v in ("1Q", "0", "-5k", "", "10M x")),
+       for v in ("1Q", "0", "-5k", "", "10M x", "G", "1T")),
    "options: a size that is not a positive number of events is refused")
 ok(all(refused({"MSR_BENCH_REPEAT": v}, "MSR_BENCH_REPEAT")
        for v in ("0", "x", "-1", "2.5", "")),
