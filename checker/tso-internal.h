@@ -270,24 +270,36 @@ static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
 	size_t i;
 
 	*fresh = false;
-	if (!m->cap || ((m->n + 1) * 2 > m->cap && tso_map_grow(m) < 0))
+	if (!m->cap)
 		return NULL;
-	i = h & (m->cap - 1);
-	for (;;) {
+	for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		unsigned char *e = m->slots + i * esz;
 		uint64_t k;
 
 		memcpy(&k, e, sizeof(k));
 		if (k == key)
 			return e;
-		if (!k) {
-			memcpy(e, &key, sizeof(key));
-			m->n++;
-			*fresh = true;
-			return e;
-		}
-		i = (i + 1) & (m->cap - 1);
+		if (!k)
+			break;
 	}
+	/* grow only for a new key, keeping the load factor at or below 1/2:
+	 * a footprint of exactly cap/2 blocks (a power-of-two pool) keeps
+	 * its table instead of doubling it at its next commit */
+	if ((m->n + 1) * 2 > m->cap) {
+		if (tso_map_grow(m) < 0)
+			return NULL;
+		for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+			uint64_t k;
+
+			memcpy(&k, m->slots + i * esz, sizeof(k));
+			if (!k)
+				break;
+		}
+	}
+	memcpy(m->slots + i * esz, &key, sizeof(key));
+	m->n++;
+	*fresh = true;
+	return m->slots + i * esz;
 }
 
 /* tso_map_at with the key's hash `h` (tso_hash64(pa8 + 1)) given: a

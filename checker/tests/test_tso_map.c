@@ -90,3 +90,40 @@ Test(tso_map, grows_into_a_table_on_huge_pages)
 	tso_map_release(&m);
 	cr_assert_null(m.slots);
 }
+
+/* The table grows only when a new key would take it past half full: a
+ * footprint of exactly cap/2 blocks, the common power-of-two pool, keeps
+ * its table however often its blocks are looked up again. */
+Test(tso_map, grows_only_for_a_new_key)
+{
+	struct tso_map m;
+	struct ent *e;
+	bool fresh;
+
+	cr_assert_eq(tso_map_init(&m, sizeof(struct ent), 8), 0);
+	for (unsigned k = 0; k < 4; k++) {
+		e = tso_map_put(&m, 8ull * k, tso_hash64(8ull * k + 1),
+				sizeof(*e), &fresh);
+		cr_assert(e && fresh);
+		e->val = k + 1;
+	}
+	cr_assert_eq(m.cap, 8);
+	for (unsigned k = 0; k < 4; k++) {
+		e = tso_map_put(&m, 8ull * k, tso_hash64(8ull * k + 1),
+				sizeof(*e), &fresh);
+		cr_assert(e && !fresh);
+		cr_assert_eq(e->val, k + 1);
+		cr_assert_not_null(tso_map_find(&m, 8ull * k, true));
+	}
+	cr_assert_eq(m.cap, 8, "an existing key grew the table to %zu", m.cap);
+	e = tso_map_put(&m, 32, tso_hash64(33), sizeof(*e), &fresh);
+	cr_assert(e && fresh);
+	cr_assert_eq(m.cap, 16);
+	cr_assert_eq(m.n, 5);
+	for (unsigned k = 0; k < 4; k++) {
+		e = tso_map_find(&m, 8ull * k, false);
+		cr_assert_not_null(e, "entry %u lost in the growth", k);
+		cr_assert_eq(e->val, k + 1);
+	}
+	tso_map_release(&m);
+}
