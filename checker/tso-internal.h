@@ -285,17 +285,9 @@ static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
 	/* grow only for a new key, keeping the load factor at or below 1/2:
 	 * a footprint of exactly cap/2 blocks (a power-of-two pool) keeps
 	 * its table instead of doubling it at its next commit */
-	if ((m->n + 1) * 2 > m->cap) {
-		if (tso_map_grow(m) < 0)
-			return NULL;
-		for (i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-			uint64_t k;
-
-			memcpy(&k, m->slots + i * esz, sizeof(k));
-			if (!k)
-				break;
-		}
-	}
+	if ((m->n + 1) * 2 > m->cap)
+		return tso_map_grow(m) < 0 ? NULL
+					   : tso_map_put(m, pa8, h, esz, fresh);
 	memcpy(m->slots + i * esz, &key, sizeof(key));
 	m->n++;
 	*fresh = true;
