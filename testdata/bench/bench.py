@@ -32,7 +32,7 @@ It only reads the binaries it is given and writes under the work directory,
 which it removes at the end unless MSR_BENCH_KEEP=1.
 
 Environment:
-  MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default) or "200k 400k"
+  MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default), "200k 400k" or "1G"
   MSR_BENCH_VARIANTS  shapes (default "random hot large deep faulty"); the extra
                       shapes run only at the two smallest sizes
   MSR_BENCH_REPEAT    rounds (default 5)
