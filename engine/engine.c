@@ -213,6 +213,22 @@ nomem:
 			     "out of memory creating the engine");
 }
 
+void msr_eng_seq_start(struct msr_engine *e, uint64_t first)
+{
+	for (unsigned t = 0; t < e->nstrands; t++) {
+		struct strand *s = &e->strands[t];
+
+		s->ld.head = s->ld.tail = first;
+		s->st.head = s->st.tail = first;
+		s->ld_exec_cur = s->ld_live_tail = first;
+		s->st_exec_cur = s->st_live_tail = first;
+		s->st_rmo_ack_cur = first;
+	}
+	e->mab.head = e->mab.tail = first;
+	for (unsigned b = 0; b < e->cfg.l2_banks; b++)
+		e->banks[b].head = e->banks[b].tail = first;
+}
+
 void msr_engine_destroy(struct msr_engine *e)
 {
 	if (!e)
