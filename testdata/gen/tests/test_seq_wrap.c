@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -293,9 +292,9 @@ ParameterizedTest(struct wrap_case *c, seq_wrap, same_outputs)
 	int st;
 
 	cr_assert_not_null(root, "MSR_BUILD_ROOT not set");
-	snprintf(dir, sizeof(dir), "/tmp/msr-seq-wrap-%d-%s", (int)getpid(),
-		 c->name);
-	cr_assert_eq(mkdir(dir, 0700), 0, "cannot create %s", dir);
+	snprintf(dir, sizeof(dir), "%s/msr-seq-wrap-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	cr_assert_not_null(mkdtemp(dir), "cannot create %s", dir);
 	snprintf(trace, sizeof(trace), "%s/t.trace", dir);
 	snprintf(steps, sizeof(steps), "%s/t.steps", dir);
 	snprintf(cmd, sizeof(cmd),
