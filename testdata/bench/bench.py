@@ -32,7 +32,8 @@ It only reads the binaries it is given and writes under the work directory,
 which it removes at the end unless MSR_BENCH_KEEP=1.
 
 Environment:
-  MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default), "200k 400k" or "1G"
+  MSR_BENCH_EVENTS    sizes, e.g. "10M 20M 50M" (default), "200k 400k" or "1G",
+                      run in the order given (x_size: against the smallest)
   MSR_BENCH_VARIANTS  shapes (default "random hot large deep faulty"); the extra
                       shapes run only at the two smallest sizes
   MSR_BENCH_REPEAT    rounds (default 5)
@@ -221,6 +222,17 @@ def paired(num, den, field):
     return statistics.median(ratios), min(ratios), max(ratios)
 
 
+def smallest_sizes(traces):
+    """Each shape's smallest size: x_size and the 2x target are taken
+    against it, in whatever order MSR_BENCH_EVENTS lists the sizes (and
+    so runs them)."""
+    smallest = {}
+    for t in traces:
+        v = t["variant"]
+        smallest[v] = min(smallest.get(v, t["events"]), t["events"])
+    return smallest
+
+
 def report(traces, results, repeat):
     print()
     print("medians of %d rounds; cpu = user+sys of the process; "
@@ -228,9 +240,7 @@ def report(traces, results, repeat):
     print("%-7s %10s %-7s %8s %8s %10s %9s %7s %8s %7s" % (
         "shape", "events", "command", "wall_s", "cpu_s", "ev/s",
         "rss_MiB", "x_floor", "xw_floor", "x_size"))
-    smallest = {}
-    for t in traces:
-        smallest.setdefault(t["variant"], t["events"])
+    smallest = smallest_sizes(traces)
     for t in traces:
         v, n = t["variant"], t["events"]
         floor = results[(v, n, "floor")]
@@ -251,9 +261,8 @@ def report(traces, results, repeat):
           "wall(floor); x_size = cpu / "
           "cpu at the smallest size of the shape (events ratio: %s); each "
           "the median of the rounds' own ratios" %
-          ", ".join("%s %.2f" % (t["variant"], t["events"] /
-                                  [u for u in traces if u["variant"] ==
-                                   t["variant"]][0]["events"])
+          ", ".join("%s %.2f" % (t["variant"],
+                                  t["events"] / smallest[t["variant"]])
                     for t in traces if t["events"] != smallest[t["variant"]]))
     print()
     for line in targets(traces, results, smallest):

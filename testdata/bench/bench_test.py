@@ -94,6 +94,13 @@ lines = bench.targets(traces, results, smallest)
 ok("random 2.00 (1.67-2.50)*" in lines[5],
    "2x events: a band overrun on both sides is marked")
 
+ok(bench.smallest_sizes([{"variant": "random", "events": 20000000},
+                         {"variant": "random", "events": 10000000},
+                         {"variant": "hot", "events": 20000000}]) ==
+   {"random": 10000000, "hot": 20000000},
+   "x_size and the 2x target: against each shape's smallest size, "
+   "in whatever order the sizes are listed")
+
 # --- options from the environment ---------------------------------------------
 ok(bench.options_from_env({}) ==
    ([10000000, 20000000, 50000000], ["random", "hot", "large", "deep", "faulty"], 5),
