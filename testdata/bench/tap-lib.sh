@@ -2,6 +2,10 @@
 # directory removed at exit, `ok STATUS DESCRIPTION`, and `tap_end` for the
 # plan and the exit status. Sourced by the *_test.sh scripts here.
 set -u
+# the interpreter itself, not a version manager's shim (see meson.build)
+if [ -n "${MSR_PYTHON:-}" ]; then
+	python3() { "$MSR_PYTHON" "$@"; }
+fi
 work=$(mktemp -d /tmp/msr-bench-test.XXXXXX) || exit 2
 trap 'rm -rf "$work"' EXIT
 n=0 fail=0
