@@ -317,10 +317,11 @@ static inline void msr_be64_bytes(uint64_t v, uint8_t out[8])
 /* engine.c */
 struct strand *msr_eng_strand(struct msr_engine *e, unsigned tnum);
 /* Number every ring's entries (strand loads and stores, so also sseq; the
- * MAB; the bank FIFOs) from `first` instead of 1. Only before the first
- * event. For the tests: the rings' 32-bit references and chain links must
- * carry across 2^32, which a replay would otherwise reach only after 2^32
- * entries of one ring (beyond 10^10 events). */
+ * MAB; the bank FIFOs) from `first`, and set the strands' cursors over them
+ * there. Only before the first event. msr_engine_create starts at 1; the
+ * tests start just below 2^32, since the rings' 32-bit references and
+ * chain links must carry across it, which a replay would otherwise reach
+ * only after 2^32 entries of one ring (beyond 10^10 events). */
 void msr_eng_seq_start(struct msr_engine *e, uint64_t first);
 void msr_eng_viol_init(struct msr_engine *e, struct msr_violation *v,
 		       enum msr_vkind kind, int strand);

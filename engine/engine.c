@@ -195,9 +195,6 @@ int msr_engine_create(const struct msr_config *cfg,
 		if (msr_map_init(&s->st_blocks, 16) < 0 ||
 		    msr_map_init(&s->ld_keys, 16) < 0)
 			goto nomem;
-		s->ld_exec_cur = s->ld_live_tail = 1;
-		s->st_exec_cur = s->st_live_tail = 1;
-		s->st_rmo_ack_cur = 1;
 	}
 	msr_ring_init(&e->mab, sizeof(struct mab_ent), 0);
 	msr_pool_init(&e->pend_nodes, sizeof(struct pend_node));
@@ -205,6 +202,8 @@ int msr_engine_create(const struct msr_config *cfg,
 		goto nomem;
 	for (unsigned b = 0; b < cfg->l2_banks; b++)
 		msr_ring_init(&e->banks[b], sizeof(uint64_t), 0);
+	/* the rings' numbers and the strands' cursors over them start at 1 */
+	msr_eng_seq_start(e, 1);
 	*out = e;
 	return MSR_OK;
 nomem:
