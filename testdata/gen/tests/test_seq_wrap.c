@@ -71,16 +71,17 @@ static void mix_ref(struct wrap_run *r, const struct msr_store_ref *f)
 static void mix_message(struct wrap_run *r, const char *m)
 {
 	static const char *const keys[] = {"store #", "sseq="};
+	const size_t nkeys = sizeof(keys) / sizeof(keys[0]);
 
 	while (*m) {
 		size_t k = 0, n = 0;
 
-		for (; k < 2; k++) {
+		for (; k < nkeys; k++) {
 			n = strlen(keys[k]);
 			if (strncmp(m, keys[k], n) == 0)
 				break;
 		}
-		if (k < 2) {
+		if (k < nkeys) {
 			char *end;
 			unsigned long long q = strtoull(m + n, &end, 10);
 
@@ -288,7 +289,7 @@ ParameterizedTest(struct wrap_case *c, seq_wrap, same_outputs)
 	const char *root = getenv("MSR_BUILD_ROOT");
 	char dir[128], cmd[2048], trace[200], steps[200];
 	struct msr_config cfg;
-	struct wrap_run ref, run, *r = &run;
+	struct wrap_run ref, run;
 	int st;
 
 	cr_assert_not_null(root, "MSR_BUILD_ROOT not set");
@@ -318,20 +319,20 @@ ParameterizedTest(struct wrap_case *c, seq_wrap, same_outputs)
 		cr_assert_eq(ref.violations, 0, "%s: %llu violations", c->name,
 			     (unsigned long long)ref.violations);
 	for (size_t i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
-		replay(trace, steps, &cfg, firsts[i], r);
-		cr_expect_eq(r->ops, ref.ops, "%s from %llu: %llu ops, not %llu",
+		replay(trace, steps, &cfg, firsts[i], &run);
+		cr_expect_eq(run.ops, ref.ops, "%s from %llu: %llu ops, not %llu",
 			     c->name, (unsigned long long)firsts[i],
-			     (unsigned long long)r->ops,
+			     (unsigned long long)run.ops,
 			     (unsigned long long)ref.ops);
-		cr_expect_eq(r->commits, ref.commits, "%s from %llu: %llu commits",
+		cr_expect_eq(run.commits, ref.commits, "%s from %llu: %llu commits",
 			     c->name, (unsigned long long)firsts[i],
-			     (unsigned long long)r->commits);
-		cr_expect_eq(r->violations, ref.violations,
+			     (unsigned long long)run.commits);
+		cr_expect_eq(run.violations, ref.violations,
 			     "%s from %llu: %llu violations, not %llu", c->name,
 			     (unsigned long long)firsts[i],
-			     (unsigned long long)r->violations,
+			     (unsigned long long)run.violations,
 			     (unsigned long long)ref.violations);
-		cr_expect_eq(r->digest, ref.digest,
+		cr_expect_eq(run.digest, ref.digest,
 			     "%s from %llu: the outputs differ", c->name,
 			     (unsigned long long)firsts[i]);
 	}
