@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "checker.h"
+#include "hugepage.h"
 
 /* How a lower bound on a strand's memory-order position was established. */
 enum tso_wit_type {
@@ -282,10 +283,11 @@ static inline void *tso_map_put(struct tso_map *m, uint64_t pa8, uint64_t h,
 		if (!k)
 			break;
 	}
-	/* grow only for a new key, keeping the load factor at or below 1/2:
-	 * a footprint of exactly cap/2 blocks (a power-of-two pool) keeps
-	 * its table instead of doubling it at its next commit */
-	if ((m->n + 1) * 2 > m->cap)
+	/* grow only for a new key: a footprint of exactly cap/2 blocks (a
+	 * power-of-two pool in a small table) keeps its table instead of
+	 * doubling it at its next commit; a large table fills further
+	 * (msr_table_limit) */
+	if ((m->n + 1) * 2 > m->cap && m->n >= msr_table_limit(m->cap, esz))
 		return tso_map_grow(m) < 0 ? NULL
 					   : tso_map_put(m, pa8, h, esz, fresh);
 	memcpy(m->slots + i * esz, &key, sizeof(key));

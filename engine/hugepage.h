@@ -65,4 +65,16 @@ void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes);
  * (last) size (NULL: none). */
 void msr_hugepage_release(void *p, size_t bytes);
 
+/*
+ * The most entries an open-addressing table of `cap` slots of `esz` bytes
+ * holds before it doubles: half while it is under MSR_HUGEPAGE_MIN bytes,
+ * where it stays in the caches and short probes are what count; three
+ * quarters from there on, where a probe misses the caches anyway and the
+ * smaller table is fewer pages to fault in and fewer lines to miss.
+ */
+static inline size_t msr_table_limit(size_t cap, size_t esz)
+{
+	return cap * esz < MSR_HUGEPAGE_MIN ? cap / 2 : cap / 4 * 3;
+}
+
 #endif /* MSR_HUGEPAGE_H */

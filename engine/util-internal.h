@@ -300,7 +300,7 @@ static inline uint32_t *msr_map_upsert(struct msr_map *m, uint64_t key,
 		i = (i + 1) & mask;
 	}
 	*found = false;
-	/* keep the load factor at or below 1/2 so probes stay short */
+	/* past half full the out-of-line path decides whether to grow */
 	if ((m->count + 1) * 2 > m->cap)
 		return msr_map_insert_at(m, key, i);
 	m->slots[i].key = key;

@@ -70,6 +70,13 @@ static size_t map_home(const struct msr_map *m, uint64_t key)
 	return msr_map_home(m, key);
 }
 
+/* An omap's slot order is seen, so it keeps the density it always had. */
+static size_t map_limit(const struct msr_map *m)
+{
+	return m->mixed ? m->cap / 2
+			: msr_table_limit(m->cap, sizeof(*m->slots));
+}
+
 static int map_init(struct msr_map *m, size_t cap_hint, bool mixed)
 {
 	size_t cap = 16;
@@ -134,8 +141,7 @@ static __attribute__((noinline)) int map_grow(struct msr_map *m)
 
 uint32_t *msr_map_insert_at(struct msr_map *m, uint64_t key, size_t i)
 {
-	/* keep the load factor at or below 1/2 so probes stay short */
-	if ((m->count + 1) * 2 > m->cap) {
+	if (m->count >= map_limit(m)) {
 		size_t mask;
 
 		if (map_grow(m) < 0)

@@ -68,7 +68,7 @@ Test(tso_map, grows_into_a_table_on_huge_pages)
 		uint64_t key;
 		uint64_t val[2];
 	} *e;
-	const unsigned n = 150000; /* doubles to 2^19 slots of 24 bytes, 12 MiB */
+	const unsigned n = 150000; /* doubles to 2^18 slots of 24 bytes, 6 MiB */
 
 	cr_assert_eq(tso_map_init(&m, sizeof(struct big), 8), 0);
 	for (unsigned k = 0; k < n; k++) {
@@ -124,6 +124,52 @@ Test(tso_map, grows_only_for_a_new_key)
 		e = tso_map_find(&m, 8ull * k, false);
 		cr_assert_not_null(e, "entry %u lost in the growth", k);
 		cr_assert_eq(e->val, k + 1);
+	}
+	tso_map_release(&m);
+}
+
+/* A table of MSR_HUGEPAGE_MIN bytes or more doubles at three quarters
+ * full, a smaller one at half; at that density every entry is kept, and
+ * deleting half of them keeps the rest found (the backward shift over
+ * longer probe chains). */
+Test(tso_map, a_large_table_fills_to_three_quarters)
+{
+	struct tso_map m;
+	struct big {
+		uint64_t key;
+		uint64_t val[2];
+	} *e;
+	const unsigned n = 1u << 19; /* past two doublings at 3/4 */
+	unsigned dense = 0;
+
+	cr_assert_eq(tso_map_init(&m, sizeof(struct big), 8), 0);
+	for (unsigned k = 0; k < n; k++) {
+		size_t cap = m.cap;
+		size_t at = cap * sizeof(struct big) >= MSR_HUGEPAGE_MIN
+				    ? cap / 4 * 3 : cap / 2;
+
+		e = tso_map_find(&m, 0x100000 + 64ull * k, true);
+		cr_assert_not_null(e);
+		e->val[0] = k + 1;
+		if (m.cap != cap) {
+			cr_assert_eq(m.cap, 2 * cap);
+			cr_assert_eq(k, at, "%zu slots doubled at %u entries", cap, k);
+			dense += at != cap / 2;
+		}
+	}
+	cr_assert_eq(dense, 2);
+	for (unsigned k = 0; k < n; k += 2) {
+		e = tso_map_find(&m, 0x100000 + 64ull * k, false);
+		cr_assert(e && e->val[0] == k + 1, "entry %u", k);
+		tso_map_del(&m, e);
+	}
+	cr_assert_eq(m.n, n / 2);
+	for (unsigned k = 0; k < n; k++) {
+		e = tso_map_find(&m, 0x100000 + 64ull * k, false);
+		if (k % 2 == 0)
+			cr_assert_null(e, "deleted entry %u still found", k);
+		else
+			cr_assert(e && e->val[0] == k + 1, "entry %u lost", k);
 	}
 	tso_map_release(&m);
 }

@@ -5,6 +5,7 @@
  */
 #include "engine-test.h"
 #include "util-internal.h" /* the map under the engine's chains */
+#include "hugepage.h"
 
 static struct msr_event hev(uint64_t index, unsigned code, unsigned tnum,
 			    uint64_t pa)
@@ -235,6 +236,83 @@ Test(history, context_returns_payloads_and_fields)
 	for (unsigned i = 0; i < 64; i++)
 		cr_assert_eq(out[0].bytes[i], 0);
 	msr_history_destroy(h);
+}
+
+/* The count at which a map of `cap` slots doubles: half full while it is
+ * small, three quarters once it spans MSR_HUGEPAGE_MIN bytes. */
+static size_t map_doubles_at(size_t cap)
+{
+	return cap * sizeof(struct msr_map_slot) >= MSR_HUGEPAGE_MIN ? cap / 4 * 3
+								     : cap / 2;
+}
+
+/* A map grows past the huge-page size at three quarters full and keeps
+ * every key; backward-shift deletion keeps the longer probe chains of that
+ * density intact (half the keys deleted, the rest still found, the deleted
+ * ones gone, then all put back). An omap, whose slot order reports see,
+ * stays at half full at any size. */
+Test(map, a_large_map_fills_to_three_quarters)
+{
+	const size_t n = (size_t)1 << 19; /* past two doublings at 3/4 */
+	/* line-like keys of 8 cores: core << 48 | 16-byte line */
+	uint64_t *keys = malloc(n * sizeof(*keys));
+	size_t doublings = 0, dense = 0;
+	struct msr_map m;
+	struct msr_omap o;
+
+	cr_assert_not_null(keys);
+	for (size_t k = 0; k < n; k++)
+		keys[k] = (uint64_t)(k % 8) << 48 | (0x10000000 + 16 * (k / 8));
+	cr_assert_eq(msr_map_init(&m, 16), 0);
+	for (size_t k = 0; k < n; k++) {
+		size_t cap = m.cap;
+		bool found;
+		uint32_t *v = msr_map_upsert(&m, keys[k], &found);
+
+		cr_assert(v && !found, "key %zu", k);
+		*v = (uint32_t)k;
+		if (m.cap != cap) {
+			cr_assert_eq(m.cap, 2 * cap);
+			cr_assert_eq(k, map_doubles_at(cap),
+				     "a map of %zu slots doubled at %zu keys", cap, k);
+			doublings++;
+			dense += map_doubles_at(cap) != cap / 2;
+		}
+	}
+	cr_assert_geq(dense, 2, "only %zu doublings at three quarters", dense);
+	cr_assert_eq(m.count, n);
+	for (size_t k = 0; k < n; k += 2) {
+		uint32_t *v = msr_map_get(&m, keys[k]);
+
+		cr_assert(v && *v == k, "key %zu before the deletions", k);
+		msr_map_del_at(&m, v);
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t *v = msr_map_get(&m, keys[k]);
+
+		if (k % 2 == 0)
+			cr_assert_null(v, "deleted key %zu still found", k);
+		else
+			cr_assert(v && *v == k, "key %zu lost by the deletions", k);
+	}
+	for (size_t k = 0; k < n; k += 2)
+		cr_assert_eq(msr_map_put(&m, keys[k], (uint32_t)k), 0);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t *v = msr_map_get(&m, keys[k]);
+
+		cr_assert(v && *v == k, "key %zu after putting back", k);
+	}
+	cr_assert_eq(m.count, n);
+	msr_map_release(&m);
+
+	cr_assert_eq(msr_omap_init(&o, 16), 0);
+	for (size_t k = 0; k < n / 2 + 1; k++)
+		cr_assert_eq(msr_omap_put(&o, keys[k], (uint32_t)k), 0);
+	cr_assert_eq(o.m.cap, 2 * n, "an omap of %zu keys has %zu slots",
+		     n / 2 + 1, o.m.cap);
+	msr_omap_release(&o);
+	free(keys);
+	cr_assert_gt(doublings, dense);
 }
 
 /* Random inserts, updates and deletes against a plain array, across
