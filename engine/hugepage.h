@@ -7,8 +7,9 @@
  * share of the time. These functions put tables of MSR_HUGEPAGE_MIN bytes
  * or more on 2 MiB pages where the system allows it ("madvise" or
  * "always" in /sys/kernel/mm/transparent_hugepage/enabled); elsewhere they
- * behave as plain allocation. Nothing here changes a table's contents,
- * prints or exits; a failed allocation returns NULL.
+ * behave as plain allocation, and say how full such a table may get
+ * before it doubles (msr_table_limit). Nothing here changes a table's
+ * contents, prints or exits; a failed allocation returns NULL.
  */
 #ifndef MSR_HUGEPAGE_H
 #define MSR_HUGEPAGE_H
