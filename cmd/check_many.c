@@ -105,6 +105,7 @@ static const struct option many_longopts[] = {
 	{"context-after", required_argument, NULL, MANY_OPT_PASS_ARG},
 	{"no-tso", no_argument, NULL, MANY_OPT_PASS_FLAG},
 	{"single-thread", no_argument, NULL, MANY_OPT_PASS_FLAG},
+	{"no-huge-pages", no_argument, NULL, MANY_OPT_PASS_FLAG},
 	{"fail-fast", no_argument, NULL, MANY_OPT_PASS_FLAG},
 	{"bisect", no_argument, NULL, MANY_OPT_BISECT},
 	{"progress", no_argument, NULL, MANY_OPT_PROGRESS},

@@ -1,14 +1,16 @@
 /*
- * cli.c - helpers shared by the subcommands: error printing and number
- * parsing for options.
+ * cli.c - helpers shared by the subcommands: error printing, number
+ * parsing for options, and --no-huge-pages.
  */
 #include "cmd.h"
+#include "thp-internal.h"
 #include "utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void msr_cli_print_message(const char *msg)
 {
@@ -51,4 +53,15 @@ bool msr_cli_parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+void msr_cli_no_huge_pages(const char *cmd)
+{
+	int rc = thp_disable();
+
+	/* the report does not depend on it: say so and go on */
+	if (rc)
+		fprintf(stderr, "msync-replay %s: --no-huge-pages: this system cannot turn "
+			"huge pages off for one process (%s); going on with its "
+			"setting\n", cmd, strerror(rc));
 }

@@ -40,4 +40,9 @@ int msr_cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Parse an unsigned number (decimal or 0x-hex); false when malformed. */
 bool msr_cli_parse_u64(const char *s, uint64_t *out);
 
+/* --no-huge-pages: transparent huge pages off for this process and the
+ * children it forks (thp-internal.h); where the system cannot, a warning
+ * on stderr, and the run goes on. */
+void msr_cli_no_huge_pages(const char *cmd);
+
 #endif /* MSR_CMD_H */

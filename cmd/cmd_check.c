@@ -24,6 +24,7 @@
 #include "mem-guard-internal.h"
 #include "msr_version.h"
 #include "report.h"
+#include "thp-internal.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -55,7 +56,7 @@ struct check_opts {
 	unsigned nimages;
 	const char *strands, *cycles, *pa;
 	bool no_tso, quiet, fail_fast, bisect;
-	bool single_thread;
+	bool single_thread, no_huge_pages;
 	int progress; /* -1 auto (stderr is a terminal), 0 off, 1 on */
 	bool has_maxv, has_ctx, has_ctx_before, has_ctx_after, has_maxmem;
 	uint64_t maxv, ctx, ctx_before, ctx_after, maxmem;
@@ -116,6 +117,8 @@ static const char check_help[] =
 	"      --max-memory MIB    stop with a partial report (exit 2) when the process\n"
 	"                          holds more memory (default 0: automatic, 3/4 of the\n"
 	"                          machine's or the cgroup's memory, shared by -j)\n"
+	"      --no-huge-pages     keep the large tables on small pages (default: ask\n"
+	"                          for transparent huge pages; see the README, Performance)\n"
 	"      --bisect            exit 125 instead of 2 on unusable input (git bisect skip)\n"
 	"      --progress          show a progress line on stderr\n"
 	"      --no-progress       never show it (default: only when stderr is a terminal)\n"
@@ -151,7 +154,7 @@ enum {
 	OPT_NO_TSO = 256, OPT_STRAND, OPT_CYCLES, OPT_PA, OPT_MAXV, OPT_FAILFAST,
 	OPT_CONTEXT, OPT_CONTEXT_BEFORE, OPT_CONTEXT_AFTER, OPT_BISECT,
 	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_JUNIT, OPT_SINGLE_THREAD,
-	OPT_MAX_MEMORY,
+	OPT_MAX_MEMORY, OPT_NO_HUGE_PAGES,
 };
 
 static const struct option check_longopts[] = {
@@ -168,6 +171,7 @@ static const struct option check_longopts[] = {
 	{"max-violations", required_argument, NULL, OPT_MAXV},
 	{"fail-fast", no_argument, NULL, OPT_FAILFAST},
 	{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+	{"no-huge-pages", no_argument, NULL, OPT_NO_HUGE_PAGES},
 	{"context", required_argument, NULL, OPT_CONTEXT},
 	{"context-before", required_argument, NULL, OPT_CONTEXT_BEFORE},
 	{"context-after", required_argument, NULL, OPT_CONTEXT_AFTER},
@@ -202,6 +206,7 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			break;
 		case OPT_NO_TSO: o->no_tso = true; break;
 		case OPT_SINGLE_THREAD: o->single_thread = true; break;
+		case OPT_NO_HUGE_PAGES: o->no_huge_pages = true; break;
 		case OPT_STRAND: o->strands = optarg; break;
 		case OPT_CYCLES: o->cycles = optarg; break;
 		case OPT_PA: o->pa = optarg; break;
@@ -752,6 +757,8 @@ int msr_check_one(int argc, char **argv, struct mguard_board *board, unsigned se
 	code = parse_args(argc, argv, &run.o);
 	if (code >= 0)
 		return code;
+	if (run.o.no_huge_pages) /* before the first table is made */
+		msr_cli_no_huge_pages("check");
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	if ((rc = setup_config(&run, &filter, &err))) {
 		/* a bad command line or configuration is not a property of the

@@ -72,6 +72,7 @@ static const char slice_help[] =
 	"  --single-thread      decompress TRACE and LOG on this thread (default:\n"
 	"                       helper threads decompress them ahead while the\n"
 	"                       passes over TRACE replay it; the slice is the same)\n"
+	"  --no-huge-pages      keep the large tables on small pages (as for check)\n"
 	"  -q, --quiet          no summary on stderr\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -80,7 +81,8 @@ static const char slice_help[] =
 	"input, usage error or no such violation.\n";
 
 enum { OPT_STEPS = 1100, OPT_VIOL, OPT_FP, OPT_REPORT, OPT_CONFIG, OPT_IMAGE,
-       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME, OPT_SINGLE_THREAD, OPT_MAX_MEMORY };
+       OPT_LOOKBACK, OPT_SHRINK, OPT_SHRINK_TIME, OPT_SINGLE_THREAD, OPT_MAX_MEMORY,
+       OPT_NO_HUGE_PAGES };
 
 /* ------------------------------------------------------------------------ */
 /* Options                                                                   */
@@ -105,6 +107,7 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 		{"shrink-time", required_argument, NULL, OPT_SHRINK_TIME},
 		{"single-thread", no_argument, NULL, OPT_SINGLE_THREAD},
 		{"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+		{"no-huge-pages", no_argument, NULL, OPT_NO_HUGE_PAGES},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -122,6 +125,7 @@ static int parse_args(int argc, char **argv, struct msr_slice_opts *o)
 		case 'o': o->outdir = optarg; break;
 		case 'q': o->quiet = true; break;
 		case OPT_SINGLE_THREAD: o->single_thread = true; break;
+		case OPT_NO_HUGE_PAGES: o->no_huge_pages = true; break;
 		case OPT_STEPS: o->steps = optarg; break;
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_IMAGE: o->image = optarg; break;
@@ -909,5 +913,9 @@ int msr_cmd_slice(int argc, char **argv)
 	struct msr_slice_opts o = {.lookback = 1000, .shrink_time = 60};
 	int rc = parse_args(argc, argv, &o);
 
-	return rc >= 0 ? rc : run(&o);
+	if (rc >= 0)
+		return rc;
+	if (o.no_huge_pages)
+		msr_cli_no_huge_pages("slice");
+	return run(&o);
 }

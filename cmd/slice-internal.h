@@ -101,6 +101,7 @@ struct msr_slice_opts {
 	double shrink_time;  /* seconds */
 	bool quiet;
 	bool single_thread;  /* no helper threads for the passes over TRACE */
+	bool no_huge_pages;  /* transparent huge pages off (msr_cli_no_huge_pages) */
 	bool has_max_memory; /* --max-memory given: overrides the configuration */
 	uint64_t max_memory; /* MiB, 0 = automatic */
 };

@@ -53,6 +53,10 @@ r1=$?
 r2=$?
 [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s so.ahead/nas.trace.zst ] && diff -r so.ahead so.single >/dev/null
 ok $? "store-order: the same slice from a zstd log with and without --single-thread"
+"$MSR" slice -q --no-huge-pages store-order.trace.zst --steps so.steps.zst \
+	--image store-order.img --violation V1 -o so.small 2>err.txt
+[ $? -eq 0 ] && diff -r so.ahead so.small >/dev/null && [ ! -s err.txt ]
+ok $? "store-order: the same slice with --no-huge-pages"
 
 # --shrink never makes a slice bigger, and what it keeps still reproduces
 for kind in load-value stale-l1; do

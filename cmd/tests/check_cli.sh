@@ -55,6 +55,11 @@ expect_rc "load-value scenario" 1 "$MSR" check "$LV" --steps "$LVS" -o lv.yaml -
 grep -Eq '^msync-replay: 1 violation \(load-value\) on strand 0 at cycle [0-9]+, event [0-9]+; report: lv.yaml$' stderr.txt
 ok $? "first summary line names kind, strand, cycle, event and report"
 [ "$(wc -l <stderr.txt)" -le 5 ]; ok $? "at most five summary lines"
+expect_rc "--no-huge-pages" 1 "$MSR" check --no-huge-pages "$LV" --steps "$LVS" -o nh.yaml --no-tso
+diff <(grep -v -e elapsed_seconds -e events_per_second lv.yaml) \
+	<(grep -v -e elapsed_seconds -e events_per_second nh.yaml) >/dev/null &&
+	! grep -q "huge" stderr.txt
+ok $? "--no-huge-pages: the same report, no warning"
 expect_rc "--quiet" 1 "$MSR" check -q "$LV" --steps "$LVS" -o q.yaml
 [ ! -s stderr.txt ]; ok $? "--quiet prints nothing when the input is usable"
 printf 'garbage' >garbage.trace

@@ -42,6 +42,13 @@ expect_rc "single clean run" 0 "$MSR" check -q clean.trace -s clean.steps -o sin
 expect_rc "single run with violations" 1 "$MSR" check -q bad.trace -s bad.steps -o single/bad.trace.yaml
 expect_rc "single truncated run" 2 "$MSR" check -q trunc.trace -s trunc.steps -o single/trunc.trace.yaml
 
+expect_rc "-j2 --no-huge-pages passes it to each replay" 1 \
+	"$MSR" check -j2 -o nohuge --no-huge-pages --steps-suffix .steps clean.trace bad.trace
+same_report "-j2 --no-huge-pages: clean report equals the single run's" \
+	single/clean.trace.yaml nohuge/clean.trace.yaml
+same_report "-j2 --no-huge-pages: violations report equals the single run's" \
+	single/bad.trace.yaml nohuge/bad.trace.yaml
+
 for j in 2 1; do
 	expect_rc "-j$j on clean, violations, truncated: unusable wins" 2 \
 		"$MSR" check -j$j -o par$j --steps-suffix .steps clean.trace bad.trace trunc.trace
