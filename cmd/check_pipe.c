@@ -8,12 +8,16 @@
  * `space`) pass chunks back and forth and order their contents, including
  * the shared history's slots written before a chunk is published. After
  * each chunk the helper publishes the event count it has handed on
- * (`done`); the producer reads it only when it nears its limit.
+ * (`done`); the producer reads it only when it nears its limit. The
+ * producer never reads a record again: it composes each one and copies it
+ * into the chunk past its caches (stream.h), fencing those copies and the
+ * history's before it publishes a chunk.
  */
 #include "check-pipe-internal.h"
 
 #include "handoff.h"
 #include "hugepage.h"
+#include "stream.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -54,14 +58,10 @@ struct cpipe {
 	struct msr_op op;
 };
 
-static size_t round8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
 /* Hand the chunk being written to the helper. */
 static void post_chunk(struct cpipe *p)
 {
+	msr_stream_fence();
 	p->used[p->put % CPIPE_CHUNKS] =
 		(size_t)(p->w - p->chunk[p->put % CPIPE_CHUNKS]);
 	sem_post(&p->h.filled);
@@ -77,20 +77,27 @@ static void publish(struct cpipe *p)
 	p->wend = p->w + CPIPE_CHUNK;
 }
 
-/* Room for a record of `len` payload bytes; returns its payload. */
-static uint8_t *reserve(struct cpipe *p, unsigned type, unsigned count, size_t len)
-{
-	struct rec *h;
+/* Every payload is whole 8-byte words, so records stay 8-aligned. */
+_Static_assert(sizeof(struct msr_commit) % 8 == 0 &&
+	       sizeof(struct msr_violation) % 8 == 0 && OP_FIXED % 8 == 0 &&
+	       BLK_FIXED % 8 == 0 &&
+	       sizeof(((struct msr_op_block *)0)->rf[0]) % 8 == 0 &&
+	       sizeof(((struct msr_op_block *)0)->data_event) % 8 == 0,
+	       "record payloads are whole 8-byte words");
 
-	if ((size_t)(p->wend - p->w) < sizeof(*h) + len)
+/* Append a record: its header, then `len` bytes of payload. */
+static void put(struct cpipe *p, unsigned type, unsigned count,
+		const void *payload, size_t len)
+{
+	struct rec h = {(uint16_t)type, (uint16_t)count, (uint32_t)len, p->events};
+
+	if ((size_t)(p->wend - p->w) < sizeof(h) + len)
 		publish(p);
-	h = (struct rec *)(void *)p->w;
-	h->type = (uint16_t)type;
-	h->count = (uint16_t)count;
-	h->len = (uint32_t)len;
-	h->events = p->events;
-	p->w += sizeof(*h) + len;
-	return (uint8_t *)(h + 1);
+	msr_stream_copy(p->w, &h, sizeof(h));
+	p->w += sizeof(h);
+	if (len)
+		msr_stream_copy(p->w, payload, len);
+	p->w += len;
 }
 
 void cpipe_event(struct cpipe *p)
@@ -101,7 +108,7 @@ void cpipe_event(struct cpipe *p)
 			break;
 		/* tell the helper the count and hand it over: each chunk it
 		 * finishes raises `done`, this one to the count itself */
-		reserve(p, REC_EVENTS, 0, 0);
+		put(p, REC_EVENTS, 0, NULL, 0);
 		publish(p);
 	}
 	p->events++;
@@ -109,7 +116,7 @@ void cpipe_event(struct cpipe *p)
 
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c)
 {
-	memcpy(reserve(p, REC_COMMIT, 0, round8(sizeof(*c))), c, sizeof(*c));
+	put(p, REC_COMMIT, 0, c, sizeof(*c));
 }
 
 static size_t blk_bytes(const struct msr_op_block *b)
@@ -119,12 +126,10 @@ static size_t blk_bytes(const struct msr_op_block *b)
 
 void cpipe_op(struct cpipe *p, const struct msr_op *op)
 {
-	size_t len = OP_FIXED;
-	uint8_t *d;
+	/* the packed form leaves out unused read sources: never longer */
+	_Alignas(8) uint8_t buf[sizeof(*op)];
+	uint8_t *d = buf;
 
-	for (unsigned i = 0; i < op->nblocks; i++)
-		len += blk_bytes(&op->blk[i]);
-	d = reserve(p, REC_OP, op->nblocks, round8(len));
 	memcpy(d, op, OP_FIXED);
 	d += OP_FIXED;
 	for (unsigned i = 0; i < op->nblocks; i++) {
@@ -136,11 +141,12 @@ void cpipe_op(struct cpipe *p, const struct msr_op *op)
 		memcpy(d + BLK_FIXED + nrf, &b->data_event, sizeof(b->data_event));
 		d += blk_bytes(b);
 	}
+	put(p, REC_OP, op->nblocks, buf, (size_t)(d - buf));
 }
 
 void cpipe_violation(struct cpipe *p, const struct msr_violation *v)
 {
-	memcpy(reserve(p, REC_VIOLATION, 0, round8(sizeof(*v))), v, sizeof(*v));
+	put(p, REC_VIOLATION, 0, v, sizeof(*v));
 }
 
 static void deliver_op(struct cpipe *p, const uint8_t *d, unsigned nblocks)
@@ -253,7 +259,7 @@ void cpipe_finish(struct cpipe *p)
 {
 	if (!p)
 		return;
-	reserve(p, REC_END, 0, 0);
+	put(p, REC_END, 0, NULL, 0);
 	post_chunk(p);
 	msr_handoff_join(&p->h);
 	pipe_free(p);

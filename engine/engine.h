@@ -424,6 +424,8 @@ void msr_engine_mem_peek(const struct msr_engine *e, uint64_t pa8,
  * (msr_history_show), and the adding thread must not add event number s
  * unless s < (a frontier the querying thread has shown) + lag. Queries
  * then answer exactly as the unshared history would at the same frontier.
+ * Shared, events are added with non-temporal stores (stream.h): the adding
+ * thread calls msr_stream_fence before it lets the other one query them.
  */
 struct msr_history;
 

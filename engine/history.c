@@ -14,10 +14,12 @@
  * Shared, the writer and the reader each own one counter: `next` (written
  * only by the thread that adds) and `shown` (only by the one that queries);
  * queries read slots from `shown` back by at most `window`, which the
- * caller's flow control keeps out of the writer's way.
+ * caller's flow control keeps out of the writer's way. The writer never
+ * reads its slots again, so it writes them past its caches (stream.h).
  */
 #include "engine-internal.h"
 #include "hugepage.h"
+#include "stream.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 struct hslot {
 	unsigned char b[offsetof(struct msr_event, bytes)];
 };
+_Static_assert(sizeof(struct hslot) % 8 == 0, "msr_stream_copy takes 8-byte words");
 
 struct msr_history {
 	struct hslot *ring;
@@ -147,8 +150,11 @@ void msr_history_add(struct msr_history *h, const struct msr_event *ev)
 {
 	size_t slot = (size_t)(h->next++ & (h->cap - 1));
 
-	/* a fixed-size copy: a variable one is a slow `rep movs` */
-	memcpy(&h->ring[slot], ev, sizeof(h->ring[slot]));
+	/* fixed-size copies: a variable one is a slow `rep movs` */
+	if (h->shared)
+		msr_stream_copy(&h->ring[slot], ev, sizeof(h->ring[slot]));
+	else
+		memcpy(&h->ring[slot], ev, sizeof(h->ring[slot]));
 	if (ev->nbytes)
 		memcpy(h->bytes[slot], ev->bytes, ev->nbytes);
 	if (!h->shared)
