@@ -76,8 +76,8 @@ static long huge_kib(const void *p)
 
 Test(thp, disable_sets_the_process_switch)
 {
-	cr_assert_eq(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0), 0,
-		     "a test process starts with huge pages allowed");
+	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1)
+		cr_skip_test("huge pages already off for this process (inherited)");
 	disable_or_skip();
 	cr_assert_eq(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0), 1);
 }
