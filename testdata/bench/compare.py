@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare two msync-replay builds on one trace: CPU and wall time, report.
 
-usage: compare.py OLD NEW TRACE [STEPS] [--rounds N] [-- CHECK-OPTIONS...]
+usage: compare.py OLD NEW TRACE [STEPS] [--rounds N] [--pause S]
+                  [-- CHECK-OPTIONS...]
 
 Runs `BIN check TRACE [--steps STEPS] CHECK-OPTIONS -q -o REPORT` for both
 binaries, one process at a time, for N rounds (default 8). Each round runs
@@ -20,6 +21,13 @@ CPU time comes from wait4(2) for each child, wall time from a monotonic
 clock around it; peak RSS is bench.py's job. OLD and NEW may be the same
 binary: options for only one of them go in MSR_COMPARE_OLD_OPTS and
 MSR_COMPARE_NEW_OPTS (split on spaces), e.g. NEW_OPTS=--single-thread.
+
+--pause S sleeps S seconds (a decimal) before every run, untimed: on a
+virtual machine that hands freed memory back to its host a few seconds
+after it is freed, that measures replays whose memory is fresh to the
+host, as in a job array whose tasks start apart, instead of memory the
+run before has just freed (docs/performance.md, "When small pages are
+faster").
 """
 
 import math
@@ -56,7 +64,7 @@ def run(argv, err):
 
 
 def parse_args(argv):
-    rounds, extra, pos = 8, [], []
+    rounds, pause, extra, pos = 8, 0.0, [], []
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -67,13 +75,20 @@ def parse_args(argv):
             rounds = int(argv[i + 1]) if argv[i + 1].isdigit() else 0
             i += 2
             continue
+        if a == "--pause" and i + 1 < len(argv):
+            try:
+                pause = float(argv[i + 1])
+            except ValueError:
+                pause = -1.0
+            i += 2
+            continue
         pos.append(a)
         i += 1
-    if len(pos) not in (3, 4) or rounds < 2:
+    if len(pos) not in (3, 4) or rounds < 2 or not 0 <= pause <= 3600:
         sys.exit("usage: compare.py OLD NEW TRACE [STEPS] [--rounds N >= 2] "
-                 "[-- CHECK-OPTIONS...]")
+                 "[--pause SECONDS] [-- CHECK-OPTIONS...]")
     return pos[0], pos[1], pos[2], pos[3] if len(pos) == 4 else None, \
-        rounds, extra
+        rounds, pause, extra
 
 
 def report_body(path):
@@ -99,7 +114,7 @@ def print_ratio(what, ratios):
 
 
 def main():
-    old, new, trace, steps, rounds, extra = parse_args(sys.argv[1:])
+    old, new, trace, steps, rounds, pause, extra = parse_args(sys.argv[1:])
     own = {k: os.environ.get("MSR_COMPARE_%s_OPTS" % k.upper(), "").split()
            for k in ("old", "new")}
     cpu = {"old": [], "new": []}
@@ -116,6 +131,8 @@ def main():
                 if steps:
                     argv += ["--steps", steps]
                 argv += extra + own[k] + ["-q", "-o", out[k]]
+                if pause:
+                    time.sleep(pause)
                 rc[k], got[k], gotw[k] = run(argv, os.path.join(work, "err"))
                 cpu[k].append(got[k])
                 wall[k].append(gotw[k])

@@ -29,6 +29,17 @@ MSR_COMPARE_NEW_OPTS=--no-tso python3 "$compare" "$msr" "$msr" "$demo/nas.trace.
 [ $? -eq 1 ] && grep -q "^new  $msr --no-tso: median" "$work/opts.txt"
 ok $? "MSR_COMPARE_NEW_OPTS: options for one side only, named in the output"
 
+start=$(date +%s.%N)
+python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" --rounds 2 --pause 0.5 \
+	>"$work/pause.txt" 2>&1
+rc=$?
+python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 2.0 else 1)" \
+	"$start" "$(date +%s.%N)" && [ $rc -eq 0 ] && [ "$(grep -c '^round ' "$work/pause.txt")" -eq 2 ]
+ok $? "--pause 0.5: half a second before each of the four runs"
+python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" --pause x >"$work/badpause.txt" 2>&1
+[ $? -ne 0 ] && grep -q "usage: compare.py" "$work/badpause.txt"
+ok $? "--pause that is not a number: usage error"
+
 python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 [ $? -ne 0 ]; ok $? "missing arguments: usage error"
 python3 "$compare" "$msr" "$work/none" "$demo/nas.trace.zst" --rounds 2 >"$work/none.txt" 2>&1
