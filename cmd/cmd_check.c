@@ -24,7 +24,6 @@
 #include "mem-guard-internal.h"
 #include "msr_version.h"
 #include "report.h"
-#include "thp-internal.h"
 
 #include <getopt.h>
 #include <signal.h>
