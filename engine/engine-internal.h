@@ -359,6 +359,20 @@ static inline struct chunk *msr_mem_chunk(struct msr_engine *e, uint64_t pa,
 	return msr_mem_chunk_lookup(e, cn, create);
 }
 
+/* Ask for the image lines a later read or write of pa will wait on first
+ * (its bytes, known bits and block index), when its chunk exists. */
+static inline void msr_mem_prefetch(struct msr_engine *e, uint64_t pa)
+{
+	struct chunk *c = msr_mem_chunk(e, pa, false);
+	unsigned off = (unsigned)(pa & (MSR_CHUNK_SIZE - 1));
+
+	if (c) {
+		__builtin_prefetch(c->data + off, 1);
+		__builtin_prefetch(&c->known[off / 8], 0);
+		__builtin_prefetch(&c->blk[off / 8], 1);
+	}
+}
+
 /* The per-byte sources of a record kept as `one`, `two`, `zmask` and `m2`
  * unless `mixed` (struct blk); two is read only when m2 is not 0. */
 static inline void msr_src_get(const struct msr_engine *e,

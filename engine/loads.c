@@ -202,6 +202,11 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 		acc = 1u << (ev->size > 3 ? 3 : ev->size);
 		break;
 	}
+	if (!io) {
+		msr_mem_prefetch(e, base);
+		msr_map_prefetch(&e->l1_map, (uint64_t)(ev->tnum / e->tpc) << 48 |
+				 (base & ~((uint64_t)e->line - 1)));
+	}
 	if (!e->have_steps) {
 		if (itype == MSR_IT_ATOMIC)
 			e->st.atomics++;

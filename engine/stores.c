@@ -205,6 +205,8 @@ void msr_eng_st_issue(struct msr_engine *e, const struct msr_event *ev)
 		if (!e->have_steps && ev->itype != MSR_IT_ATOMIC)
 			e->st.stores++;
 	}
+	if (!(ev->pa & MSR_IO_BIT))
+		msr_mem_prefetch(e, ev->pa);
 	se->pa = ev->pa;
 	v = msr_map_upsert(&s->st_blocks, ev->pa & ~7ULL, &found);
 	if (v) {

@@ -121,6 +121,12 @@ static inline size_t msr_map_home(const struct msr_map *m, uint64_t key)
 	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
 }
 
+/* Ask for the home slot of `key`, for a later get or upsert. */
+static inline void msr_map_prefetch(const struct msr_map *m, uint64_t key)
+{
+	__builtin_prefetch(&m->slots[msr_map_home(m, key)], 1);
+}
+
 /* Value slot of `key`, or NULL. Inline: it is on every event's path. */
 static inline uint32_t *msr_map_get(const struct msr_map *m, uint64_t key)
 {

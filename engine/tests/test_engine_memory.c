@@ -308,3 +308,39 @@ Test(memory, sparse_chunks_hold_every_byte)
 	}
 	t_free(t);
 }
+
+/* An issue asks for the image lines its commit or data will read, but
+ * must not create them: a trace of issues to fresh addresses (which never
+ * commit or return data) keeps the image and the L1 images empty. */
+Test(memory, issues_touch_no_image)
+{
+	struct tctx *t = t_new(false);
+	struct msr_src s = {.co = 1, .sseq = 2, .strand = 1, .kind = MSR_RF_COMMIT};
+	static const uint8_t d[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint8_t data[8], known;
+
+	for (unsigned i = 0; i < 256; i++) {
+		uint64_t pa = 0x200000 + (uint64_t)i * 4096 + (i % 8) * 520;
+
+		ld_issue(t, i % 64, pa & ~7ULL, 3, MSR_IT_LOAD, i);
+		st_issue(t, (i + 1) % 64, pa & ~7ULL, 0x1122334455667788ULL, 0xff,
+			 MSR_IT_STORE, i);
+	}
+	cr_assert_eq(t->e->pages.used, 0, "no page record for an issue");
+	cr_assert_eq(t->e->chunks.used, 0, "no chunk for an issue");
+	cr_assert_eq(t->e->l1_map.count, 0, "no L1 line for an issue");
+	/* a touched page: issues to its other chunks create none either */
+	msr_mem_write(t->e, 0x800000, d, 0xff, &s);
+	for (unsigned c = 0; c < 8; c++) {
+		ld_issue(t, 1, 0x800000 + c * 512 + 8, 3, MSR_IT_LOAD, 300);
+		st_issue(t, 2, 0x800000 + c * 512 + 16, 7, 0xff, MSR_IT_STORE, 300);
+	}
+	cr_assert_eq(t->e->pages.used, 1);
+	cr_assert_eq(t->e->chunks.used, 1, "only the written chunk");
+	msr_engine_mem_peek(t->e, 0x800000, data, &known);
+	cr_assert_eq(known, 0xff);
+	cr_assert(memcmp(data, d, 8) == 0, "the written block unchanged");
+	msr_engine_mem_peek(t->e, 0x800008, data, &known);
+	cr_assert_eq(known, 0, "issued blocks stay unknown");
+	t_free(t);
+}
