@@ -9,18 +9,22 @@ binaries, one process at a time, for N rounds (default 8). Each round runs
 the two back to back, in the order OLD NEW on odd rounds and NEW OLD on
 even ones, so that slow drift of the machine hits both alike. It prints the
 median CPU seconds (user + sys, all threads) and wall seconds of each, and
-for both the ratio NEW / OLD as the geometric mean of the per-round ratios
-with a 95 % interval (+-2 standard errors): an interval that contains 1.00 means no difference this machine
-can show, and one that does not is worth a second run at another time (see
-docs/performance.md, "Comparing two builds"). It also checks that both builds wrote the same report apart from
-the timing fields and exited with the same code, and exits 1 if not. A
-run that exits 2 (an unreadable trace, a wrong option) ends it at once with
-that run's message.
+for CPU, user and wall time the ratio NEW / OLD as the geometric mean of
+the per-round ratios with a 95 % interval (+-2 standard errors): an
+interval that contains 1.00 means no difference this machine can show, and
+one that does not is worth a second run at another time (see
+docs/performance.md, "Comparing two builds"). It also checks that both
+builds wrote the same report apart from the timing fields and exited with
+the same code, and exits 1 if not. A run that exits 2 (an unreadable
+trace, a wrong option) ends it at once with that run's message.
 
 CPU time comes from wait4(2) for each child, wall time from a monotonic
-clock around it; peak RSS is bench.py's job. OLD and NEW may be the same
-binary: options for only one of them go in MSR_COMPARE_OLD_OPTS and
-MSR_COMPARE_NEW_OPTS (split on spaces), e.g. NEW_OPTS=--single-thread.
+clock around it; peak RSS is bench.py's job. The user-time ratio is the
+steadier one for a change to the code's own work: system time is mostly
+first touches of fresh memory, whose cost on a virtual machine swings
+with the host from run to run. OLD and NEW may be the same binary: options
+for only one of them go in MSR_COMPARE_OLD_OPTS and MSR_COMPARE_NEW_OPTS
+(split on spaces), e.g. NEW_OPTS=--single-thread.
 
 --pause S sleeps S seconds (a decimal) before every run, untimed: on a
 virtual machine that hands freed memory back to its host a few seconds
@@ -43,9 +47,9 @@ TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
 def run(argv, err):
     """Run one command alone, its stderr into the file `err`; return (exit
-    code, CPU seconds, wall seconds). Exit 2 (unusable input or usage
-    error) ends the comparison with the command's message: its timings
-    would be those of a failure."""
+    code, CPU seconds, user seconds, wall seconds). Exit 2 (unusable input
+    or usage error) ends the comparison with the command's message: its
+    timings would be those of a failure."""
     t0 = time.monotonic()
     with open(err, "wb") as ef:
         try:
@@ -60,7 +64,8 @@ def run(argv, err):
             lines = ef.read().decode(errors="replace").strip().splitlines()
         sys.exit("compare: %s exited 2 (unusable input or usage error)%s" % (
             " ".join(argv), ": " + lines[-1] if lines else ""))
-    return proc.returncode, ru.ru_utime + ru.ru_stime, time.monotonic() - t0
+    return (proc.returncode, ru.ru_utime + ru.ru_stime, ru.ru_utime,
+            time.monotonic() - t0)
 
 
 def parse_args(argv):
@@ -119,13 +124,13 @@ def main():
            for k in ("old", "new")}
     cpu = {"old": [], "new": []}
     wall = {"old": [], "new": []}
-    ratios, wall_ratios = [], []
+    ratios, user_ratios, wall_ratios = [], [], []
     with tempfile.TemporaryDirectory(prefix="msr-compare-") as work:
         out = {k: os.path.join(work, k + ".yaml") for k in cpu}
         rc = {}
         for r in range(rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
-            got, gotw = {}, {}
+            got, gotu, gotw = {}, {}, {}
             for k in order:
                 argv = [old if k == "old" else new, "check", trace]
                 if steps:
@@ -133,10 +138,12 @@ def main():
                 argv += extra + own[k] + ["-q", "-o", out[k]]
                 if pause:
                     time.sleep(pause)
-                rc[k], got[k], gotw[k] = run(argv, os.path.join(work, "err"))
+                rc[k], got[k], gotu[k], gotw[k] = run(
+                    argv, os.path.join(work, "err"))
                 cpu[k].append(got[k])
                 wall[k].append(gotw[k])
             ratios.append(log_ratio(got["old"], got["new"]))
+            user_ratios.append(log_ratio(gotu["old"], gotu["new"]))
             wall_ratios.append(log_ratio(gotw["old"], gotw["new"]))
             print("round %d/%d: old %.2f s CPU %.2f s wall, new %.2f s CPU "
                   "%.2f s wall" % (r + 1, rounds, got["old"], gotw["old"],
@@ -148,6 +155,7 @@ def main():
             k, " ".join([b] + own[k]), statistics.median(cpu[k]),
             statistics.median(wall[k])))
     print_ratio("CPU", ratios)
+    print_ratio("user", user_ratios)
     print_ratio("wall", wall_ratios)
     if same and body["old"] is None:
         print("reports: neither build wrote one (exit %d)" % rc["old"])

@@ -11,8 +11,9 @@ ok $? "one build against itself: exit 0"
 grep -q '^reports: identical apart from timings (exit 1)$' "$work/same.txt"
 ok $? "says the reports are identical and names check's exit code"
 grep -Eq '^new/old CPU: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt" &&
+	grep -Eq '^new/old user: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt" &&
 	grep -Eq '^new/old wall: [0-9.]+ \(95 % interval [0-9.]+ to [0-9.]+, 2 rounds\)$' "$work/same.txt"
-ok $? "prints the CPU and wall ratios with their intervals"
+ok $? "prints the CPU, user and wall ratios with their intervals"
 [ "$(grep -c '^round ' "$work/same.txt")" -eq 2 ]
 ok $? "runs the rounds asked for"
 
