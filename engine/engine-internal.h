@@ -509,6 +509,20 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask);
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create);
+/* The l1_map key of the core's L1 line holding pa. */
+static inline uint64_t msr_l1_key(const struct msr_engine *e, unsigned core,
+				  uint64_t pa)
+{
+	return (uint64_t)core << 48 | (pa & ~((uint64_t)e->line - 1));
+}
+
+/* Ask for the l1_map slot of the core's line of pa, for a later fill. */
+static inline void msr_l1_prefetch(const struct msr_engine *e, unsigned core,
+				   uint64_t pa)
+{
+	msr_map_prefetch(&e->l1_map, msr_l1_key(e, core, pa));
+}
+
 /* The core's piece of pa8 (NULL when the line is not held). With create,
  * a new line's pieces are NOT cleared: the caller (a fill) sets them all.
  * *line gets the line's map value, for msr_l1_set_mixed (valid until the

@@ -204,8 +204,7 @@ void msr_eng_ld_issue(struct msr_engine *e, const struct msr_event *ev)
 	}
 	if (!io) {
 		msr_mem_prefetch(e, base);
-		msr_map_prefetch(&e->l1_map, (uint64_t)(ev->tnum / e->tpc) << 48 |
-				 (base & ~((uint64_t)e->line - 1)));
+		msr_l1_prefetch(e, ev->tnum / e->tpc, base);
 	}
 	if (!e->have_steps) {
 		if (itype == MSR_IT_ATOMIC)

@@ -345,9 +345,8 @@ static struct l1_piece *l1_line(struct msr_engine *e, uint32_t v)
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create, uint32_t **line)
 {
-	uint64_t lmask = (uint64_t)e->line - 1;
-	uint64_t key = ((uint64_t)core << 48) | (pa8 & ~lmask);
-	unsigned k = (unsigned)((pa8 & lmask) / 8);
+	uint64_t key = msr_l1_key(e, core, pa8);
+	unsigned k = (unsigned)((pa8 & ((uint64_t)e->line - 1)) / 8);
 	uint32_t *v;
 	bool found;
 
@@ -441,8 +440,7 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 
 	/* whole L1 lines overlapping [pa, pa+len) leave the core's L1 */
 	for (uint64_t a = start; a < end; a += e->line) {
-		uint64_t key = ((uint64_t)core << 48) | a;
-		uint32_t *v = msr_map_get(&e->l1_map, key);
+		uint32_t *v = msr_map_get(&e->l1_map, msr_l1_key(e, core, a));
 
 		if (!v)
 			continue;
