@@ -44,6 +44,11 @@ int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
  */
 bool msr_source_decompress_ahead(struct msr_source *s);
 
+/* Do the first 4 of the `n` bytes at p (n >= 4) make a zstd magic number
+ * (a regular or a skippable frame's), so that a source would decompress
+ * them? A raw stream that starts so cannot be read as raw (writer.c). */
+bool msr_source_zstd_magic(const uint8_t *p, size_t n);
+
 const char *msr_source_path(const struct msr_source *s); /* "-" = stdin */
 bool msr_source_compressed(const struct msr_source *s);
 uint64_t msr_source_bytes_in(const struct msr_source *s);  /* file bytes read */

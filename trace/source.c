@@ -133,7 +133,7 @@ static bool zstd_magic_prefix(const uint8_t *p, size_t n)
 	return memcmp(p, frame, k) == 0;
 }
 
-static bool is_zstd_magic(const uint8_t *p, size_t n)
+bool msr_source_zstd_magic(const uint8_t *p, size_t n)
 {
 	return n >= 4 && zstd_magic_prefix(p, 4);
 }
@@ -231,7 +231,7 @@ static int start(struct msr_source *s, struct msr_error *err)
 	}
 	if (rc)
 		return rc;
-	if (is_zstd_magic(s->buf, s->pending)) {
+	if (msr_source_zstd_magic(s->buf, s->pending)) {
 		s->compressed = true;
 		rc = setup_zstd(s, err);
 		if (rc)

@@ -27,6 +27,7 @@ struct msr_trace_writer {
 	size_t len;
 	uint8_t *zbuf;
 	size_t zcap;
+	bool started; /* bytes have gone to the file */
 };
 
 static int werr(struct msr_trace_writer *w, struct msr_error *err)
@@ -72,6 +73,16 @@ static int flush(struct msr_trace_writer *w, struct msr_error *err)
 
 	if (w->cctx)
 		return compress(w, ZSTD_e_continue, err);
+	/* an EVICT of pa 0xb52ffd.... first encodes as 28 b5 2f fd: every
+	 * reader would take the file for zstd */
+	if (!w->started && w->format == MSR_FMT_BINARY &&
+	    msr_source_zstd_magic(w->buf, w->len))
+		return msr_error_set(err, MSR_E_USAGE, "trace", w->path,
+				     "the first message encodes as a zstd magic "
+				     "number, so this raw binary trace would be read "
+				     "back as zstd: write it compressed (--zstd) or "
+				     "as hex text (--hex)");
+	w->started = true;
 	rc = write_all(w, w->buf, w->len, err);
 	w->len = 0;
 	return rc;

@@ -62,4 +62,14 @@ MALLOC_PERTURB_=0 check_dump "zstd --long=31 through a pipe (large window)" long
 "$MSR" dump - <a.bin >s.dump; same "binary from stdin" all-codes.dump s.dump
 "$MSR" dump - <raw.zst >s.dump; same "zstd from stdin" all-codes.dump s.dump
 cat all-codes.txt | "$MSR" encode - -o - | cmp -s - a.bin; ok $? "encode from stdin to stdout"
+
+# an EVICT of pa 0xb52ffd.... first encodes as the zstd magic number: raw, it
+# would read back as zstd, so encode refuses it and leaves no file
+printf '# msync-text 1\nEVICT pa=0xb52ffd2000 invvec=0x00000002 ts=7\nSSTEP tnum=1\n' >magic.txt
+"$MSR" encode magic.txt -o magic.bin 2>magic.err
+[ $? -eq 2 ] && [ ! -e magic.bin ] && grep -q 'zstd magic' magic.err
+ok $? "encode refuses a raw trace that would read back as zstd (exit 2, no file)"
+"$MSR" encode --zstd magic.txt -o magic.zst && "$MSR" dump magic.zst >magic.dump &&
+	grep -q '^EVICT     pa=0xb52ffd2000' magic.dump
+ok $? "the same trace compressed reads back"
 finish

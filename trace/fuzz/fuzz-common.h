@@ -103,6 +103,12 @@ static void fuzz_reencode(const uint8_t *data, const struct fuzz_run *run,
 			FUZZ_CHECK(memcmp(out + len, data + run->evs[i].offset, k) == 0);
 		len += k;
 	}
+	/* the one raw stream a reader cannot tell from zstd (it starts with a
+	 * zstd magic number: an EVICT of pa 0xb52ffd....); writers refuse it */
+	if (msr_source_zstd_magic(out, len)) {
+		free(out);
+		return;
+	}
 	fuzz_decode(out, len, MSR_FMT_BINARY, 0, &again);
 	FUZZ_CHECK(again.rc == MSR_END);
 	FUZZ_CHECK(again.n == run->n);

@@ -65,6 +65,42 @@ Test(codec, hex_zstd) { roundtrip(MSR_FMT_HEX, 1); }
 Test(codec, text) { roundtrip(MSR_FMT_TEXT, 0); }
 Test(codec, text_zstd) { roundtrip(MSR_FMT_TEXT, 19); }
 
+/* A first EVICT of pa 0xb52ffd.... encodes as 28 b5 2f fd, a zstd magic
+ * number: raw, no reader could tell the file from zstd, so the writer
+ * refuses it; compressed or as hex text it reads back. */
+Test(codec, raw_binary_that_would_read_as_zstd_is_refused)
+{
+	struct msr_event evs[2];
+	struct msr_trace_writer *w;
+	struct msr_error err = MSR_ERROR_INIT;
+	char *path = tt_tmpfile(".t");
+
+	memset(evs, 0, sizeof(evs));
+	evs[0].code = MSR_EVICT;
+	evs[0].pa = 0xb52ffd2000ull;
+	evs[0].invvec = 2;
+	evs[0].ts = 7;
+	evs[1].code = MSR_SSTEP;
+	evs[1].tnum = 1;
+	evs[1].index = 1;
+	cr_assert_eq(msr_trace_writer_open(path, MSR_FMT_BINARY, 0, &w, &err), MSR_OK);
+	cr_assert_eq(msr_trace_writer_put(w, &evs[0], &err), MSR_OK);
+	cr_assert_eq(msr_trace_writer_put(w, &evs[1], &err), MSR_OK);
+	cr_assert_eq(msr_trace_writer_close(w, &err), MSR_E_USAGE);
+	cr_assert(strstr(err.cause[0].text, "zstd magic"), "%s", err.cause[0].text);
+	msr_error_clear(&err);
+	write_events(path, MSR_FMT_BINARY, 1, evs, 2);
+	read_expect(path, MSR_FMT_BINARY, true, evs, 2);
+	write_events(path, MSR_FMT_HEX, 0, evs, 2);
+	read_expect(path, MSR_FMT_HEX, false, evs, 2);
+	/* one byte of pa different: raw is fine */
+	evs[0].pa = 0xb52ffe2000ull;
+	write_events(path, MSR_FMT_BINARY, 0, evs, 2);
+	read_expect(path, MSR_FMT_BINARY, false, evs, 2);
+	unlink(path);
+	free(path);
+}
+
 Test(codec, encode_bin_lengths)
 {
 	struct msr_event evs[64];
