@@ -27,7 +27,7 @@
  * only exercise the allocator: skip them so the fuzzer's memory limit
  * reports real leaks and blow-ups.
  */
-static inline bool fuzz_huge_window(const uint8_t *d, size_t n)
+static inline bool fuzz_huge_frame(const uint8_t *d, size_t n)
 {
 	unsigned fhd;
 
@@ -37,6 +37,17 @@ static inline bool fuzz_huge_window(const uint8_t *d, size_t n)
 	if (fhd & 0x20) /* single segment: window = content size, 4 or 8 byte field */
 		return (fhd >> 6) >= 2;
 	return 10 + (d[5] >> 3) > 27;
+}
+
+/* Any frame of the input, not only the first: every place the magic
+ * number appears is taken for a frame's start (a few inputs more are
+ * skipped than need be). */
+static inline bool fuzz_huge_window(const uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i + 6 <= n; i++)
+		if (fuzz_huge_frame(d + i, n - i))
+			return true;
+	return false;
 }
 
 #endif
