@@ -474,6 +474,10 @@ static void write_suite(FILE *f, const struct junit_part_doc *d, const char *cls
 	static const char tc[] = "    <testcase classname=\"";
 	const char *p = d->suite, *end = d->suite + d->suite_len;
 
+	/* part_load always sets it; without the test gcc 12 (under the
+	 * sanitizers) warns of a memchr past a null pointer's object */
+	if (!p)
+		return;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *stop = nl ? nl + 1 : end;
