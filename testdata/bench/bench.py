@@ -26,6 +26,13 @@ decompresses on a helper thread, so its wall time can be below its CPU time
 when a second core is free; xw_floor is the figure for one replay's latency,
 x_floor for a farm's throughput (every core busy).
 
+With a third argument, the msr-memlat probe built beside this script, it
+measures the machine's latency of a random read at 1, 4 and 16 MiB before
+every round and ends with their medians and ranges: a replay's speed
+follows them (a virtual machine whose last-level cache neighbours have
+taken slows `check` two- to threefold and the floor hardly at all), so a
+run is read together with that line.
+
 `bench.py --shape-options SHAPE` prints one shape's msync-gen options.
 
 It only reads the binaries it is given and writes under the work directory,
@@ -187,11 +194,53 @@ def commands(replay, t):
     ]
 
 
-def measure(replay, traces, repeat):
-    """results[(variant, events, name)] = list of (wall, cpu, rss_kib)."""
+def parse_memlat(text):
+    """msr-memlat's line ("1 MiB 9.3 ns, 4 MiB 144.3 ns") as [(size, ns)]:
+    [("1 MiB", 9.3), ("4 MiB", 144.3)]; [] for anything else."""
+    out = []
+    for part in text.strip().split(", "):
+        words = part.split()
+        if len(words) != 4 or words[3] != "ns":
+            return []
+        try:
+            out.append((words[0] + " " + words[1], float(words[2])))
+        except ValueError:
+            return []
+    return out
+
+
+def probe_memory(memlat):
+    """One msr-memlat run, parsed; [] when there is no probe or it fails."""
+    if not memlat:
+        return []
+    p = subprocess.run([memlat], capture_output=True, text=True)
+    return parse_memlat(p.stdout) if p.returncode == 0 else []
+
+
+def memory_line(probes):
+    """The probes of all rounds in one line: each size's median latency and
+    its range over the rounds ("" when there were none)."""
+    probes = [p for p in probes if p]
+    if not probes or any(len(p) != len(probes[0]) for p in probes):
+        return ""
+    parts = []
+    for i, (size, _) in enumerate(probes[0]):
+        ns = [p[i][1] for p in probes]
+        parts.append("%s %.0f ns (%.0f-%.0f)" % (
+            size, statistics.median(ns), min(ns), max(ns)))
+    return ("memory latency before each round (median, range): " +
+            ", ".join(parts))
+
+
+def measure(replay, traces, repeat, memlat=None, probes=None):
+    """results[(variant, events, name)] = list of (wall, cpu, rss_kib).
+    With `memlat`, the memory probe runs before each round and its figures
+    are appended to `probes`."""
     results = {}
     for r in range(repeat):
         print("round %d/%d" % (r + 1, repeat), flush=True)
+        if memlat and probes is not None:
+            probes.append(probe_memory(memlat))
         for t in traces:
             # every second round backwards: a command that tends to run
             # faster or slower right after another one biases no ratio
@@ -398,10 +447,11 @@ def main():
         check_variant(sys.argv[2])
         print(" ".join(VARIANTS[sys.argv[2]]))
         return
-    if len(sys.argv) != 3:
-        sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY\n"
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: bench.py MSYNC_GEN MSYNC_REPLAY [MSR_MEMLAT]\n"
                  "       bench.py --shape-options SHAPE")
     gen, replay = sys.argv[1], sys.argv[2]
+    memlat = sys.argv[3] if len(sys.argv) == 4 else None
     sizes, variants, repeat = options_from_env(os.environ)
     work = os.environ.get("MSR_BENCH_DIR", "/tmp/msr-bench")
     if not os.access(TIME, os.X_OK):
@@ -418,9 +468,12 @@ def main():
         for v in variants:
             for n in (sizes if v == variants[0] else sorted(sizes)[:2]):
                 traces.append(generate(gen, work, v, n))
-        results = measure(replay, traces, repeat)
+        probes = []
+        results = measure(replay, traces, repeat, memlat, probes)
         report(traces, results, repeat)
         print("load average at the end %.2f %.2f %.2f" % os.getloadavg())
+        if memory_line(probes):
+            print(memory_line(probes))
     finally:
         if os.environ.get("MSR_BENCH_KEEP") != "1":
             shutil.rmtree(work, ignore_errors=True)

@@ -2,7 +2,7 @@
 """bench.py tested (TAP): its paired ratios and its verdict on each target,
 from made-up results, then one tiny real run of the two binaries.
 
-usage: bench_test.py BENCH_PY MSYNC_GEN MSYNC_REPLAY
+usage: bench_test.py BENCH_PY MSYNC_GEN MSYNC_REPLAY MSR_MEMLAT
 """
 
 import importlib.util
@@ -142,6 +142,31 @@ with tempfile.TemporaryDirectory() as d:
        "transparent huge pages unknown, GLIBC_TUNABLES unset",
        "settings: no huge-page file and no tunables")
 
+# --- the memory probe ----------------------------------------------------------
+ok(bench.parse_memlat("1 MiB 9.3 ns, 4 MiB 144.3 ns, 16 MiB 158.1 ns\n") ==
+   [("1 MiB", 9.3), ("4 MiB", 144.3), ("16 MiB", 158.1)],
+   "parse_memlat: msr-memlat's line, size by size")
+ok(bench.parse_memlat("") == [] and bench.parse_memlat("1 MiB fast") == [] and
+   bench.parse_memlat("1 MiB x ns") == [],
+   "parse_memlat: anything else is no figures, not an error")
+ok(bench.memory_line([[("1 MiB", 9.0), ("4 MiB", 15.0)], [],
+                      [("1 MiB", 11.0), ("4 MiB", 144.0)],
+                      [("1 MiB", 10.0), ("4 MiB", 80.0)]]) ==
+   "memory latency before each round (median, range): "
+   "1 MiB 10 ns (9-11), 4 MiB 80 ns (15-144)",
+   "memory_line: each size's median and range; a failed probe is left out")
+ok(bench.memory_line([]) == "" and bench.memory_line([[]]) == "",
+   "memory_line: no probes, no line")
+memlat = sys.argv[4]
+p = subprocess.run([memlat, "64k", "256k"], capture_output=True, text=True)
+figs = bench.parse_memlat(p.stdout)
+ok(p.returncode == 0 and [f[0] for f in figs] == ["64 KiB", "256 KiB"] and
+   all(0 < f[1] < 10000 for f in figs),
+   "msr-memlat: one figure a size asked for, in nanoseconds")
+p = subprocess.run([memlat, "4M", "3q"], capture_output=True, text=True)
+ok(p.returncode == 2 and p.stdout == "" and "bad size '3q'" in p.stderr,
+   "msr-memlat: a bad size is exit 2 and a message, before any measuring")
+
 # --- one real run, tiny -------------------------------------------------------
 with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
     env = dict(os.environ, MSR_BENCH_EVENTS="20k 40k", MSR_BENCH_VARIANTS="random",
@@ -150,16 +175,19 @@ with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
         print("ok %d # SKIP GNU time (/usr/bin/time) is not installed" % (n + 1))
         n += 1
     else:
-        p = subprocess.run([sys.executable, sys.argv[1], sys.argv[2], sys.argv[3]],
-                           env=env, capture_output=True, text=True)
+        p = subprocess.run([sys.executable, sys.argv[1], sys.argv[2], sys.argv[3],
+                            memlat], env=env, capture_output=True, text=True)
         out = p.stdout.splitlines()
         rows = [line.split() for line in out if line.startswith("random ")]
         ok(p.returncode == 0 and len(rows) == 8 and
            out[1].startswith("settings: transparent huge pages ") and
            [r[2] for r in rows[:4]] == ["floor", "stat", "no-tso", "check"] and
-           out[-7].startswith("targets (stated for 10M to 50M events") and
-           sum(line.startswith("  ") for line in out[-6:-1]) == 5,
-           "a real run: its settings, four commands a size, then the five targets")
+           out[-8].startswith("targets (stated for 10M to 50M events") and
+           sum(line.startswith("  ") for line in out[-7:-2]) == 5 and
+           out[-1].startswith("memory latency before each round (median, "
+                              "range): 1 MiB ") and "16 MiB" in out[-1],
+           "a real run: its settings, four commands a size, the five targets "
+           "and the memory probe")
         if p.returncode != 0 or len(rows) != 8:
             print("# " + "\n# ".join((p.stdout + p.stderr).splitlines()[-15:]))
 
