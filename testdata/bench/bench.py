@@ -238,9 +238,13 @@ def measure(replay, traces, repeat, memlat=None, probes=None):
     are appended to `probes`."""
     results = {}
     for r in range(repeat):
-        print("round %d/%d" % (r + 1, repeat), flush=True)
-        if memlat and probes is not None:
-            probes.append(probe_memory(memlat))
+        figs = probe_memory(memlat) if memlat else []
+        if probes is not None:
+            probes.append(figs)
+        # each round's latency beside it, to read against its ratios
+        print("round %d/%d%s" % (r + 1, repeat, "".join(
+            "%s %s %.0f ns" % (", memory" if i == 0 else ",", size, ns)
+            for i, (size, ns) in enumerate(figs))), flush=True)
         for t in traces:
             # every second round backwards: a command that tends to run
             # faster or slower right after another one biases no ratio
@@ -346,13 +350,18 @@ def targets(traces, results, smallest):
         verdict(all(within3(r[0]) for _, r in walls)),
         ", ".join("%s %s %s" % (t["variant"], fmt_events(t["events"]),
                                  rng(*r, within3)) for t, r in walls)))
-    rates = [(t, t["events"] / statistics.median(
+    # GNU time counts CPU time in 10 ms steps: a tiny trace's check may
+    # read 0, which gives no rate (and no verdict) rather than an error
+    cpus = [(t, statistics.median(
         c for _, c, _ in results[(t["variant"], t["events"], "check")]))
         for t in traces]
+    rates = [(t, t["events"] / c if c else None) for t, c in cpus]
     lines.append("  %s check >= 15M events per CPU second: %s" % (
-        verdict(all(r >= 15e6 for _, r in rates)),
-        ", ".join("%s %s %.1fM" % (t["variant"], fmt_events(t["events"]),
-                                    r / 1e6) for t, r in rates)))
+        verdict(all(r is not None and r >= 15e6 for _, r in rates)),
+        ", ".join("%s %s %s" % (t["variant"], fmt_events(t["events"]),
+                                "%.1fM" % (r / 1e6) if r is not None else
+                                "(under 10 ms of CPU: no rate)")
+                  for t, r in rates)))
     first = traces[0]["variant"]
     sizes = sorted(t["events"] for t in traces if t["variant"] == first)
     rss = {n: max(m for _, _, m in results[(first, n, "check")]) / 1024.0

@@ -142,6 +142,14 @@ with tempfile.TemporaryDirectory() as d:
        "transparent huge pages unknown, GLIBC_TUNABLES unset",
        "settings: no huge-page file and no tunables")
 
+# GNU time's 10 ms steps: a tiny trace's check can read 0 CPU seconds
+tr, res, sm = made_up(2.9, 16e6, 40, 2.0)
+res[("random", 10000000, "check")] = [(1.0, 0.0, 40 * 1024)] * 3
+lines = bench.targets(tr, res, sm)
+ok(lines[2].startswith("  NOT met check >= 15M events per CPU second: "
+                       "random 10M (under 10 ms of CPU: no rate), random 20M"),
+   "targets: a check timed at 0 CPU seconds gives no rate and no verdict")
+
 # --- the memory probe ----------------------------------------------------------
 ok(bench.parse_memlat("1 MiB 9.3 ns, 4 MiB 144.3 ns, 16 MiB 158.1 ns\n") ==
    [("1 MiB", 9.3), ("4 MiB", 144.3), ("16 MiB", 158.1)],
@@ -185,7 +193,8 @@ with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
            out[-8].startswith("targets (stated for 10M to 50M events") and
            sum(line.startswith("  ") for line in out[-7:-2]) == 5 and
            out[-1].startswith("memory latency before each round (median, "
-                              "range): 1 MiB ") and "16 MiB" in out[-1],
+                              "range): 1 MiB ") and "16 MiB" in out[-1] and
+           any(line.startswith("round 1/1, memory 1 MiB ") for line in out),
            "a real run: its settings, four commands a size, the five targets "
            "and the memory probe")
         if p.returncode != 0 or len(rows) != 8:
