@@ -22,7 +22,7 @@
 #include <time.h>
 
 #define LINE 64
-/* about 50 ms a size at DRAM latency: enough to average out a timer tick */
+/* under 0.1 s a size even at DRAM latency, long enough to average */
 #define STEPS ((uint64_t)1 << 19)
 
 static int parse_size(const char *s, size_t *out)
