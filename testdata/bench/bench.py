@@ -238,7 +238,7 @@ def measure(replay, traces, repeat, memlat=None, probes=None):
     are appended to `probes`."""
     results = {}
     for r in range(repeat):
-        figs = probe_memory(memlat) if memlat else []
+        figs = probe_memory(memlat)
         if probes is not None:
             probes.append(figs)
         # each round's latency beside it, to read against its ratios
@@ -481,8 +481,9 @@ def main():
         results = measure(replay, traces, repeat, memlat, probes)
         report(traces, results, repeat)
         print("load average at the end %.2f %.2f %.2f" % os.getloadavg())
-        if memory_line(probes):
-            print(memory_line(probes))
+        line = memory_line(probes)
+        if line:
+            print(line)
     finally:
         if os.environ.get("MSR_BENCH_KEEP") != "1":
             shutil.rmtree(work, ignore_errors=True)
