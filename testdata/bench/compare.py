@@ -2,7 +2,7 @@
 """Compare two msync-replay builds on one trace: CPU and wall time, report.
 
 usage: compare.py OLD NEW TRACE [STEPS] [--rounds N] [--pause S]
-                  [-- CHECK-OPTIONS...]
+                  [--memlat MSR_MEMLAT] [-- CHECK-OPTIONS...]
 
 Runs `BIN check TRACE [--steps STEPS] CHECK-OPTIONS -q -o REPORT` for both
 binaries, one process at a time, for N rounds (default 8). Each round runs
@@ -32,6 +32,12 @@ after it is freed, that measures replays whose memory is fresh to the
 host, as in a job array whose tasks start apart, instead of memory the
 run before has just freed (docs/performance.md, "When small pages are
 faster").
+
+--memlat MSR_MEMLAT runs the memory probe (build/testdata/bench/msr-memlat)
+before every round, prints its figures on the round's line and ends with
+each size's median and range, as bench.py does: a wide interval in a
+session whose last-level cache came and went can then be told from a
+change that sometimes helps.
 """
 
 import math
@@ -41,6 +47,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import memory_line, probe_memory  # noqa: E402
 
 TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
@@ -69,7 +79,7 @@ def run(argv, err):
 
 
 def parse_args(argv):
-    rounds, pause, extra, pos = 8, 0.0, [], []
+    rounds, pause, memlat, extra, pos = 8, 0.0, None, [], []
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -87,13 +97,20 @@ def parse_args(argv):
                 pause = -1.0
             i += 2
             continue
+        if a == "--memlat" and i + 1 < len(argv):
+            memlat = argv[i + 1]
+            i += 2
+            continue
         pos.append(a)
         i += 1
     if len(pos) not in (3, 4) or rounds < 2 or not 0 <= pause <= 3600:
         sys.exit("usage: compare.py OLD NEW TRACE [STEPS] [--rounds N >= 2] "
-                 "[--pause SECONDS] [-- CHECK-OPTIONS...]")
+                 "[--pause SECONDS] [--memlat MSR_MEMLAT] "
+                 "[-- CHECK-OPTIONS...]")
+    if memlat and not os.access(memlat, os.X_OK):
+        sys.exit("compare: cannot run the memory probe %s" % memlat)
     return pos[0], pos[1], pos[2], pos[3] if len(pos) == 4 else None, \
-        rounds, pause, extra
+        rounds, pause, memlat, extra
 
 
 def report_body(path):
@@ -118,19 +135,27 @@ def print_ratio(what, ratios):
         len(ratios)))
 
 
+def memory_figures(figs):
+    """One probe's figures for a round's line ("" without a probe)."""
+    return (", memory " + ", ".join("%s %.0f ns" % f for f in figs)
+            if figs else "")
+
+
 def main():
-    old, new, trace, steps, rounds, pause, extra = parse_args(sys.argv[1:])
+    old, new, trace, steps, rounds, pause, memlat, extra = \
+        parse_args(sys.argv[1:])
     own = {k: os.environ.get("MSR_COMPARE_%s_OPTS" % k.upper(), "").split()
            for k in ("old", "new")}
     cpu = {"old": [], "new": []}
     wall = {"old": [], "new": []}
-    ratios, user_ratios, wall_ratios = [], [], []
+    ratios, user_ratios, wall_ratios, probes = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="msr-compare-") as work:
         out = {k: os.path.join(work, k + ".yaml") for k in cpu}
         rc = {}
         for r in range(rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
             got, gotu, gotw = {}, {}, {}
+            probes.append(probe_memory(memlat))
             for k in order:
                 argv = [old if k == "old" else new, "check", trace]
                 if steps:
@@ -146,8 +171,10 @@ def main():
             user_ratios.append(log_ratio(gotu["old"], gotu["new"]))
             wall_ratios.append(log_ratio(gotw["old"], gotw["new"]))
             print("round %d/%d: old %.2f s CPU %.2f s wall, new %.2f s CPU "
-                  "%.2f s wall" % (r + 1, rounds, got["old"], gotw["old"],
-                                   got["new"], gotw["new"]), flush=True)
+                  "%.2f s wall%s" % (
+                      r + 1, rounds, got["old"], gotw["old"], got["new"],
+                      gotw["new"], memory_figures(probes[-1])),
+                  flush=True)
         body = {k: report_body(out[k]) for k in out}
         same = rc["old"] == rc["new"] and body["old"] == body["new"]
     for k, b in (("old", old), ("new", new)):
@@ -157,6 +184,8 @@ def main():
     print_ratio("CPU", ratios)
     print_ratio("user", user_ratios)
     print_ratio("wall", wall_ratios)
+    if memory_line(probes):
+        print(memory_line(probes))
     if same and body["old"] is None:
         print("reports: neither build wrote one (exit %d)" % rc["old"])
     elif same:

@@ -1,9 +1,9 @@
 #!/bin/bash
 # compare.py (TAP): two runs of one build on the demo dump agree; a "build"
 # that reports differently (here: the same binary with --no-tso) is caught.
-# usage: compare_test.sh COMPARE_PY MSYNC_REPLAY DEMO_DIR
+# usage: compare_test.sh COMPARE_PY MSYNC_REPLAY DEMO_DIR MSR_MEMLAT
 . "$(dirname "$0")/tap-lib.sh"
-compare=$1 msr=$2 demo=$3
+compare=$1 msr=$2 demo=$3 memlat=$4
 
 python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" "$demo/steps.log.zst" \
 	--rounds 2 >"$work/same.txt" 2>&1
@@ -40,6 +40,17 @@ ok $? "--pause 0.5: half a second before each of the four runs"
 python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" --pause x >"$work/badpause.txt" 2>&1
 [ $? -ne 0 ] && grep -q "usage: compare.py" "$work/badpause.txt"
 ok $? "--pause that is not a number: usage error"
+
+python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" --rounds 2 --memlat "$memlat" \
+	>"$work/memlat.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -Ec '^round [12]/2: .* s wall, memory 1 MiB [0-9]+ ns, 4 MiB [0-9]+ ns, 16 MiB [0-9]+ ns$' "$work/memlat.txt")" -eq 2 ] &&
+	grep -Eq '^memory latency before each round \(median, range\): 1 MiB [0-9]+ ns \([0-9]+-[0-9]+\), 4 MiB ' "$work/memlat.txt" &&
+	! grep -q '^memory' "$work/same.txt"
+ok $? "--memlat: the probe's figures on every round's line and their medians at the end (and none without it)"
+python3 "$compare" "$msr" "$msr" "$demo/nas.trace.zst" --memlat "$work/none" >"$work/nomemlat.txt" 2>&1
+[ $? -ne 0 ] && grep -q "^compare: cannot run the memory probe $work/none" "$work/nomemlat.txt" &&
+	! grep -q '^round ' "$work/nomemlat.txt"
+ok $? "--memlat with a probe that does not exist: a message before any run"
 
 python3 "$compare" "$msr" "$msr" >/dev/null 2>&1
 [ $? -ne 0 ]; ok $? "missing arguments: usage error"
