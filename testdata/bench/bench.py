@@ -428,13 +428,15 @@ def targets(traces, results, smallest):
     return lines
 
 
-def cpu_model():
-    """The CPU's model name and its per-core L2 size, as far as Linux tells
-    them: the ratios to the floor differ between machines, so a result is
-    read together with this line."""
-    model, l2, fam = "unknown CPU", "", {}
+def cpu_model(cpuinfo="/proc/cpuinfo",
+              cache="/sys/devices/system/cpu/cpu0/cache"):
+    """The CPU's model name and its L2 (per core) and L3 sizes, as far as
+    Linux tells them: the ratios to the floor differ between machines, and
+    a replay's tables spill out of the L2 into the L3, so a result is read
+    together with this line."""
+    model, fam, sizes = "unknown CPU", {}, {}
     try:
-        with open("/proc/cpuinfo") as f:
+        with open(cpuinfo) as f:
             for line in f:
                 key, _, value = line.partition(":")
                 key = key.strip()
@@ -449,16 +451,21 @@ def cpu_model():
     if "cpu family" in fam and "model" in fam:
         model += " (family %s model %s)" % (fam["cpu family"], fam["model"])
     try:
-        base = "/sys/devices/system/cpu/cpu0/cache"
-        for idx in sorted(os.listdir(base)):
-            with open(os.path.join(base, idx, "level")) as f:
-                if f.read().strip() != "2":
-                    continue
-            with open(os.path.join(base, idx, "size")) as f:
-                l2 = ", L2 %s per core" % f.read().strip()
+        for idx in sorted(os.listdir(cache)):
+            try:
+                with open(os.path.join(cache, idx, "level")) as f:
+                    level = f.read().strip()
+                with open(os.path.join(cache, idx, "size")) as f:
+                    sizes[level] = f.read().strip()
+            except OSError:
+                continue  # not a cache index (uevent), or one without a size
     except OSError:
         pass
-    return model + l2
+    if "2" in sizes:
+        model += ", L2 %s per core" % sizes["2"]
+    if "3" in sizes:
+        model += ", L3 %s" % sizes["3"]
+    return model
 
 
 def settings(env=None, thp="/sys/kernel/mm/transparent_hugepage/enabled"):

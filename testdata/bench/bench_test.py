@@ -154,6 +154,28 @@ with tempfile.TemporaryDirectory() as d:
        "transparent huge pages unknown, GLIBC_TUNABLES unset",
        "settings: no huge-page file and no tunables")
 
+# --- the machine line: model, L2 and L3 ------------------------------------
+with tempfile.TemporaryDirectory() as d:
+    info = os.path.join(d, "cpuinfo")
+    with open(info, "w") as f:
+        f.write("processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\n"
+                "model name\t: AMD EPYC\n\nprocessor\t: 1\n"
+                "model name\t: other\n")
+    cache = os.path.join(d, "cache")
+    for idx, level, size in (("index0", "1", "32K"), ("index2", "2", "512K"),
+                             ("index3", "3", "32768K")):
+        os.makedirs(os.path.join(cache, idx))
+        for name, value in (("level", level), ("size", size)):
+            with open(os.path.join(cache, idx, name), "w") as f:
+                f.write(value + "\n")
+    with open(os.path.join(cache, "uevent"), "w") as f:
+        f.write("")
+    ok(bench.cpu_model(info, cache) ==
+       "AMD EPYC (family 25 model 1), L2 512K per core, L3 32768K",
+       "cpu_model: the first processor's model, its L2 and its L3")
+    ok(bench.cpu_model(os.path.join(d, "none"), os.path.join(d, "none")) ==
+       "unknown CPU", "cpu_model: nothing to read is an unknown CPU, not an error")
+
 # GNU time's 10 ms steps: a tiny trace's check can read 0 CPU seconds
 tr, res, sm = made_up(2.9, 16e6, 40, 2.0)
 res[("random", 10000000, "check")] = [(1.0, 0.0, 40 * 1024)] * 3
