@@ -217,6 +217,12 @@ def probe_memory(memlat):
     return parse_memlat(p.stdout) if p.returncode == 0 else []
 
 
+def memory_figures(figs):
+    """One probe's figures for a round's line ("" without a probe)."""
+    return (", memory " + ", ".join("%s %.0f ns" % f for f in figs)
+            if figs else "")
+
+
 def memory_line(probes):
     """The probes of all rounds in one line: each size's median latency and
     its range over the rounds ("" when there were none)."""
@@ -242,9 +248,8 @@ def measure(replay, traces, repeat, memlat=None, probes=None):
         if probes is not None:
             probes.append(figs)
         # each round's latency beside it, to read against its ratios
-        print("round %d/%d%s" % (r + 1, repeat, "".join(
-            "%s %s %.0f ns" % (", memory" if i == 0 else ",", size, ns)
-            for i, (size, ns) in enumerate(figs))), flush=True)
+        print("round %d/%d%s" % (r + 1, repeat, memory_figures(figs)),
+              flush=True)
         for t in traces:
             # every second round backwards: a command that tends to run
             # faster or slower right after another one biases no ratio

@@ -50,7 +50,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import memory_line, probe_memory  # noqa: E402
+from bench import memory_figures, memory_line, probe_memory  # noqa: E402
 
 TIMING = (b"elapsed_seconds:", b"events_per_second:")
 
@@ -133,12 +133,6 @@ def print_ratio(what, ratios):
     print("new/old %s: %.3f (95 %% interval %.3f to %.3f, %d rounds)" % (
         what, math.exp(m), math.exp(m - 2 * se), math.exp(m + 2 * se),
         len(ratios)))
-
-
-def memory_figures(figs):
-    """One probe's figures for a round's line ("" without a probe)."""
-    return (", memory " + ", ".join("%s %.0f ns" % f for f in figs)
-            if figs else "")
 
 
 def main():
