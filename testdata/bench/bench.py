@@ -327,16 +327,16 @@ def report(traces, results, repeat):
         print(line)
 
 
-def rate_budget(traces, results):
+def rate_budget(cpus, results):
     """What the 15M events per CPU second target leaves the replay on this
     machine: a check decompresses the same inputs as the floor, so it can
     run no faster than the floor, and whatever CPU the floor takes an
-    event comes off the 67 ns the target allows."""
+    event comes off the 67 ns the target allows. `cpus`: each trace with
+    the median CPU seconds of its check."""
     floor_rates, budgets, used = [], [], []
-    for t in traces:
-        key = (t["variant"], t["events"])
-        floor = statistics.median(c for _, c, _ in results[key + ("floor",)])
-        check = statistics.median(c for _, c, _ in results[key + ("check",)])
+    for t, check in cpus:
+        floor = statistics.median(
+            c for _, c, _ in results[(t["variant"], t["events"], "floor")])
         if not floor:
             continue
         floor_rates.append((t, t["events"] / floor))
@@ -426,7 +426,7 @@ def targets(traces, results, smallest):
             ", ".join("%s %s" % (t["variant"], rng(*r, within2))
                       for t, r in doubles)))
     if not rate_met:
-        lines.append(rate_budget(traces, results))
+        lines.append(rate_budget(cpus, results))
     if any("*" in line for line in lines):
         lines.append("  * some rounds fell on the other side of the bound "
                      "than the median: more rounds (MSR_BENCH_REPEAT) would "
