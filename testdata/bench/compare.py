@@ -178,8 +178,9 @@ def main():
     print_ratio("CPU", ratios)
     print_ratio("user", user_ratios)
     print_ratio("wall", wall_ratios)
-    if memory_line(probes):
-        print(memory_line(probes))
+    line = memory_line(probes)
+    if line:
+        print(line)
     if same and body["old"] is None:
         print("reports: neither build wrote one (exit %d)" % rc["old"])
     elif same:
