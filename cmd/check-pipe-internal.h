@@ -17,7 +17,9 @@
  * Nothing else flows back: a caller that needs an answer from the sink
  * while it replays (--fail-fast) must not use the pipe. The queue is a
  * ring of CPIPE_CHUNKS chunks of CPIPE_CHUNK bytes (the replay waits when
- * the helper is that far behind); records copy only the bytes in use.
+ * the helper is that far behind); records copy only the bytes in use. A
+ * chunk reaches the helper when full or once it covers a quarter of `lag`
+ * events, so the helper can work on the events the replay waits for.
  */
 #ifndef MSR_CHECK_PIPE_INTERNAL_H
 #define MSR_CHECK_PIPE_INTERNAL_H

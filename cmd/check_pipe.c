@@ -8,7 +8,13 @@
  * `space`) pass chunks back and forth and order their contents, including
  * the shared history's slots written before a chunk is published. After
  * each chunk the helper publishes the event count it has handed on
- * (`done`); the producer reads it only when it nears its limit. The
+ * (`done`); the producer reads it only when it nears its limit. A chunk is
+ * handed over when full or once it holds a quarter of the lag's events,
+ * whichever comes first: with few records an event (a replay without a
+ * step log queues about 11 bytes an event) a full chunk would hold more
+ * events than the lag allows, and the producer would stop at its limit
+ * while the helper could not yet see the chunk it was waiting for: the
+ * two threads would take turns instead of running together. The
  * producer never reads a record again: it composes each one and copies it
  * into the chunk past its caches (stream.h), fencing those copies and the
  * history's before it publishes a chunk.
@@ -52,11 +58,18 @@ struct cpipe {
 	unsigned put;
 	uint8_t *w, *wend;
 	uint64_t events, limit; /* events counted; no check needed below limit */
+	uint64_t post_at; /* the chunk is handed over at this count */
 	char pad2[64];
 	/* helper: the records are rebuilt here (the sink may keep nothing) */
 	uint64_t told;          /* events handed on */
 	struct msr_op op;
 };
+
+/* The most events a chunk covers: a quarter of the lag (at least one). */
+static uint64_t chunk_events(uint64_t lag)
+{
+	return (lag + 3) / 4;
+}
 
 /* Hand the chunk being written to the helper. */
 static void post_chunk(struct cpipe *p)
@@ -75,6 +88,7 @@ static void publish(struct cpipe *p)
 	msr_handoff_wait(&p->h.space);
 	p->w = p->chunk[p->put % CPIPE_CHUNKS];
 	p->wend = p->w + CPIPE_CHUNK;
+	p->post_at = p->events + chunk_events(p->lag);
 }
 
 /* Every payload is whole 8-byte words, so records stay 8-aligned. */
@@ -102,6 +116,10 @@ static void put(struct cpipe *p, unsigned type, unsigned count,
 
 void cpipe_event(struct cpipe *p)
 {
+	if (p->events >= p->post_at) {
+		put(p, REC_EVENTS, 0, NULL, 0);
+		publish(p);
+	}
 	while (p->events >= p->limit) {
 		p->limit = atomic_load_explicit(&p->done, memory_order_acquire) + p->lag;
 		if (p->events < p->limit)
@@ -235,6 +253,7 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 		return NULL;
 	p->sink = *sink;
 	p->lag = p->limit = lag;
+	p->post_at = chunk_events(lag);
 	atomic_init(&p->done, 0);
 	/* 8-aligned records need 8-aligned chunks: one block, so that it can
 	 * be on huge pages */

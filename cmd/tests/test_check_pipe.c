@@ -3,8 +3,9 @@
  * and with its contents, across many chunks: operations of 1 to 8 blocks
  * with 0 to 8 read sources, commits and (large) violations, each after the
  * sink was told how many events the replay had counted before it; the
- * replay never runs more than `lag` events ahead; an empty pipe; two pipes
- * at once.
+ * replay never runs more than `lag` events ahead; a chunk of few records
+ * reaches the sink once it covers a quarter of the lag; an empty pipe; two
+ * pipes at once.
  */
 #include <criterion/criterion.h>
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { K_COMMIT = 1, K_OP, K_VIOL };
 
@@ -246,6 +248,32 @@ Test(check_pipe, replay_stays_within_lag)
 Test(check_pipe, events_without_records)
 {
 	lag_run(1000, 1000000, 0);
+}
+
+/*
+ * Events without records fill a chunk slowly: the sink must still see them
+ * while the replay is far below its limit, or the replay would reach the
+ * limit with the events it waits for still in its own chunk.
+ */
+Test(check_pipe, sparse_chunk_reaches_the_sink)
+{
+	struct seen got = {0};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe *p = cpipe_start(&sink, 4000);
+	struct timespec nap = {0, 1000000};
+
+	cr_assert(p);
+	for (int i = 0; i < 2000; i++)
+		cpipe_event(p);
+	/* no more calls: only a chunk already handed over can tell the sink */
+	for (int ms = 0; ms < 20000 && atomic_load(&got.told_at) < 1000; ms++)
+		nanosleep(&nap, NULL);
+	cr_assert_geq(atomic_load(&got.told_at), 1000,
+		      "the sink was told %llu of 2000 events (the limit: 4000)",
+		      (unsigned long long)atomic_load(&got.told_at));
+	cpipe_finish(p);
+	cr_assert_eq(got.told, 2000);
+	seen_free(&got);
 }
 
 Test(check_pipe, empty_pipe_finishes)
