@@ -26,9 +26,11 @@ decompresses on a helper thread, so its wall time can be below its CPU time
 when a second core is free; xw_floor is the figure for one replay's latency,
 x_floor for a farm's throughput (every core busy).
 
-With a third argument, the msr-memlat probe built beside this script, it
-measures the machine's latency of a random read at 1, 4 and 16 MiB before
-every round and ends with their medians and ranges: a replay's speed
+After each round it prints that round's check / floor ratio (wall time)
+for every trace. With a third argument, the msr-memlat probe built beside
+this script, it measures the machine's latency of a random read at 1, 4
+and 16 MiB before every round, prints it on the round's first line and
+ends with their medians and ranges: a replay's speed
 follows them (a virtual machine whose last-level cache neighbours have
 taken slows `check` two- to threefold and the floor hardly at all), so a
 run is read together with that line.
@@ -238,6 +240,22 @@ def memory_line(probes):
             ", ".join(parts))
 
 
+def round_ratios(traces, results, r):
+    """Round r's check / floor in wall time, trace by trace, for the line
+    after the round: read beside the round's memory figures, they show
+    which ratios a busy last-level cache made ("" before any check)."""
+    parts = []
+    for t in traces:
+        key = (t["variant"], t["events"])
+        floor = results.get(key + ("floor",), [])
+        check = results.get(key + ("check",), [])
+        if len(floor) > r and len(check) > r and floor[r][0]:
+            parts.append("%s %s %.2f" % (t["variant"], fmt_events(t["events"]),
+                                         check[r][0] / floor[r][0]))
+    return ("  check / floor in wall time: " + ", ".join(parts)
+            if parts else "")
+
+
 def measure(replay, traces, repeat, memlat=None, probes=None):
     """results[(variant, events, name)] = list of (wall, cpu, rss_kib).
     With `memlat`, the memory probe runs before each round and its figures
@@ -267,6 +285,9 @@ def measure(replay, traces, repeat, memlat=None, probes=None):
                     wall, cpu, rss = wall + w, cpu + c, max(rss, m)
                 key = (t["variant"], t["events"], name)
                 results.setdefault(key, []).append((wall, cpu, rss))
+        line = round_ratios(traces, results, r)
+        if line:
+            print(line, flush=True)
     return results
 
 

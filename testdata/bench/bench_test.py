@@ -184,6 +184,22 @@ ok(lines[2].startswith("  NOT met check >= 15M events per CPU second: "
                        "random 10M (under 10 ms of CPU: no rate), random 20M"),
    "targets: a check timed at 0 CPU seconds gives no rate and no verdict")
 
+# --- each round's own ratios --------------------------------------------------
+rt = [{"variant": "random", "events": 10000420},
+      {"variant": "hot", "events": 20000550}]
+rr = {("random", 10000420, "floor"): [(0.5, 0.5, 0), (0.4, 0.4, 0)],
+      ("random", 10000420, "check"): [(1.5, 3.0, 0), (2.0, 3.0, 0)],
+      ("hot", 20000550, "floor"): [(1.0, 1.0, 0), (0.0, 0.0, 0)],
+      ("hot", 20000550, "check"): [(2.5, 4.0, 0), (3.0, 4.0, 0)]}
+ok(bench.round_ratios(rt, rr, 0) ==
+   "  check / floor in wall time: random 10M 3.00, hot 20M 2.50",
+   "round_ratios: the round's own wall-time ratio of every trace")
+ok(bench.round_ratios(rt, rr, 1) ==
+   "  check / floor in wall time: random 10M 5.00",
+   "round_ratios: a floor of 0 s gives no ratio for its trace")
+ok(bench.round_ratios(rt, rr, 2) == "" and bench.round_ratios(rt, {}, 0) == "",
+   "round_ratios: a round not run yet gives no line")
+
 # --- the memory probe ----------------------------------------------------------
 ok(bench.parse_memlat("1 MiB 9.3 ns, 4 MiB 144.3 ns, 16 MiB 158.1 ns\n") ==
    [("1 MiB", 9.3), ("4 MiB", 144.3), ("16 MiB", 158.1)],
@@ -234,9 +250,11 @@ with tempfile.TemporaryDirectory(prefix="msr-bench-test-") as work:
            sum(line.startswith(("  met ", "  NOT met ")) for line in block) == 5 and
            out[-1].startswith("memory latency before each round (median, "
                               "range): 1 MiB ") and "16 MiB" in out[-1] and
-           any(line.startswith("round 1/1, memory 1 MiB ") for line in out),
-           "a real run: its settings, four commands a size, the five targets "
-           "and the memory probe")
+           any(line.startswith("round 1/1, memory 1 MiB ") for line in out) and
+           any(line.startswith("  check / floor in wall time: random 20k ") and
+               "random 40k " in line for line in out),
+           "a real run: its settings, four commands a size, the five targets, "
+           "the memory probe and the round's ratios")
         if p.returncode != 0 or len(rows) != 8:
             print("# " + "\n# ".join((p.stdout + p.stderr).splitlines()[-15:]))
 
