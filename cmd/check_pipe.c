@@ -11,7 +11,8 @@
  * (`done`); the producer reads it only when it nears its limit. A chunk is
  * handed over when full or once it holds a quarter of the lag's events,
  * whichever comes first: with few records an event (a replay without a
- * step log queues about 11 bytes an event) a full chunk would hold more
+ * step log queues about 11 bytes an event, one with --no-tso only the
+ * counts) a full chunk would hold more
  * events than the lag allows, and the producer would stop at its limit
  * while the helper could not yet see the chunk it was waiting for: the
  * two threads would take turns instead of running together. The

@@ -242,8 +242,8 @@ def memory_line(probes):
 
 def round_ratios(traces, results, r):
     """Round r's check / floor in wall time, trace by trace, for the line
-    after the round: read beside the round's memory figures, they show
-    which ratios a busy last-level cache made ("" before any check)."""
+    after the round, to read beside the probe taken before it ("" when no
+    trace has both runs of round r)."""
     parts = []
     for t in traces:
         key = (t["variant"], t["events"])
