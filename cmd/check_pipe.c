@@ -12,10 +12,10 @@
  * handed over when full or once it holds a quarter of the lag's events,
  * whichever comes first: with few records an event (a replay without a
  * step log queues about 11 bytes an event, one with --no-tso only the
- * counts) a full chunk would hold more
- * events than the lag allows, and the producer would stop at its limit
- * while the helper could not yet see the chunk it was waiting for: the
- * two threads would take turns instead of running together. The
+ * counts) a full chunk would hold more events than the lag allows, and the
+ * producer would stop at its limit while the helper could not yet see the
+ * chunk it was waiting for: the two threads would take turns instead of
+ * running together. The
  * producer never reads a record again: it composes each one and copies it
  * into the chunk past its caches (stream.h), fencing those copies and the
  * history's before it publishes a chunk.
@@ -115,20 +115,23 @@ static void put(struct cpipe *p, unsigned type, unsigned count,
 	p->w += len;
 }
 
+/* Tell the helper the count and hand the chunk over: once it has finished
+ * the chunk, `done` reaches the count itself. */
+static void publish_count(struct cpipe *p)
+{
+	put(p, REC_EVENTS, 0, NULL, 0);
+	publish(p);
+}
+
 void cpipe_event(struct cpipe *p)
 {
-	if (p->events >= p->post_at) {
-		put(p, REC_EVENTS, 0, NULL, 0);
-		publish(p);
-	}
+	if (p->events >= p->post_at)
+		publish_count(p);
 	while (p->events >= p->limit) {
 		p->limit = atomic_load_explicit(&p->done, memory_order_acquire) + p->lag;
 		if (p->events < p->limit)
 			break;
-		/* tell the helper the count and hand it over: each chunk it
-		 * finishes raises `done`, this one to the count itself */
-		put(p, REC_EVENTS, 0, NULL, 0);
-		publish(p);
+		publish_count(p);
 	}
 	p->events++;
 }
