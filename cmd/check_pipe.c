@@ -15,10 +15,9 @@
  * counts) a full chunk would hold more events than the lag allows, and the
  * producer would stop at its limit while the helper could not yet see the
  * chunk it was waiting for: the two threads would take turns instead of
- * running together. The
- * producer never reads a record again: it composes each one and copies it
- * into the chunk past its caches (stream.h), fencing those copies and the
- * history's before it publishes a chunk.
+ * running together. The producer never reads a record again: it composes
+ * each one and copies it into the chunk past its caches (stream.h),
+ * fencing those copies and the history's before it publishes a chunk.
  */
 #include "check-pipe-internal.h"
 
