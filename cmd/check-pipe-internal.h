@@ -51,9 +51,26 @@ struct cpipe;
  * available: the caller then calls the sink itself. */
 struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag);
 
+/* The start of every struct cpipe, so that counting an event is inline:
+ * the replay counts one for each event it reads. */
+struct cpipe_count {
+	uint64_t events;   /* events counted */
+	uint64_t check_at; /* cpipe_event_check is due at this count */
+};
+
+/* Hand a chunk over or wait for the sink, as the count requires. */
+void cpipe_event_check(struct cpipe *p);
+
 /* The replay is about to add its next event: returns once the sink is
  * close enough, having counted it. */
-void cpipe_event(struct cpipe *p);
+static inline void cpipe_event(struct cpipe *p)
+{
+	struct cpipe_count *c = (struct cpipe_count *)(void *)p;
+
+	if (c->events >= c->check_at)
+		cpipe_event_check(p);
+	c->events++;
+}
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c);
 void cpipe_op(struct cpipe *p, const struct msr_op *op);
 void cpipe_violation(struct cpipe *p, const struct msr_violation *v);

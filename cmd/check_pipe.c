@@ -44,6 +44,8 @@ struct rec {
 #define BLK_FIXED offsetof(struct msr_op_block, rf)
 
 struct cpipe {
+	struct cpipe_count count; /* first: cpipe_event reads it inline */
+	char pad_count[64 - sizeof(struct cpipe_count)];
 	struct cpipe_sink sink;
 	struct msr_handoff h;
 	uint8_t *chunks;              /* one block: CPIPE_CHUNKS chunks */
@@ -57,7 +59,7 @@ struct cpipe {
 	/* producer */
 	unsigned put;
 	uint8_t *w, *wend;
-	uint64_t events, limit; /* events counted; no check needed below limit */
+	uint64_t limit;   /* no wait for the helper needed below this count */
 	uint64_t post_at; /* the chunk is handed over at this count */
 	char pad2[64];
 	/* helper: the records are rebuilt here (the sink may keep nothing) */
@@ -88,7 +90,7 @@ static void publish(struct cpipe *p)
 	msr_handoff_wait(&p->h.space);
 	p->w = p->chunk[p->put % CPIPE_CHUNKS];
 	p->wend = p->w + CPIPE_CHUNK;
-	p->post_at = p->events + chunk_events(p->lag);
+	p->post_at = p->count.events + chunk_events(p->lag);
 }
 
 /* Every payload is whole 8-byte words, so records stay 8-aligned. */
@@ -103,7 +105,8 @@ _Static_assert(sizeof(struct msr_commit) % 8 == 0 &&
 static void put(struct cpipe *p, unsigned type, unsigned count,
 		const void *payload, size_t len)
 {
-	struct rec h = {(uint16_t)type, (uint16_t)count, (uint32_t)len, p->events};
+	struct rec h = {(uint16_t)type, (uint16_t)count, (uint32_t)len,
+			p->count.events};
 
 	if ((size_t)(p->wend - p->w) < sizeof(h) + len)
 		publish(p);
@@ -122,17 +125,21 @@ static void publish_count(struct cpipe *p)
 	publish(p);
 }
 
-void cpipe_event(struct cpipe *p)
+void cpipe_event_check(struct cpipe *p)
 {
-	if (p->events >= p->post_at)
+	uint64_t n = p->count.events;
+
+	if (n >= p->post_at)
 		publish_count(p);
-	while (p->events >= p->limit) {
+	while (n >= p->limit) {
 		p->limit = atomic_load_explicit(&p->done, memory_order_acquire) + p->lag;
-		if (p->events < p->limit)
+		if (n < p->limit)
 			break;
 		publish_count(p);
 	}
-	p->events++;
+	/* both only grow (publish moves post_at on), so this never passes
+	 * either */
+	p->count.check_at = p->post_at < p->limit ? p->post_at : p->limit;
 }
 
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c)
@@ -277,6 +284,7 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	p->sink = *sink;
 	p->lag = p->limit = lag;
 	p->post_at = chunk_events(lag);
+	p->count.check_at = p->post_at < p->limit ? p->post_at : p->limit;
 	atomic_init(&p->done, 0);
 	/* 8-aligned records need 8-aligned chunks: one block, so that it can
 	 * be on huge pages */
