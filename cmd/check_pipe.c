@@ -73,6 +73,14 @@ static uint64_t chunk_events(uint64_t lag)
 	return (lag + 3) / 4;
 }
 
+/* The count at which cpipe_event_check is next due: the lesser of the
+ * hand-over and the wait limit. Both only grow (publish moves post_at on),
+ * so a value set earlier never passes either. */
+static void set_check_at(struct cpipe *p)
+{
+	p->count.check_at = p->post_at < p->limit ? p->post_at : p->limit;
+}
+
 /* Hand the chunk being written to the helper. */
 static void post_chunk(struct cpipe *p)
 {
@@ -137,9 +145,7 @@ void cpipe_event_check(struct cpipe *p)
 			break;
 		publish_count(p);
 	}
-	/* both only grow (publish moves post_at on), so this never passes
-	 * either */
-	p->count.check_at = p->post_at < p->limit ? p->post_at : p->limit;
+	set_check_at(p);
 }
 
 void cpipe_commit(struct cpipe *p, const struct msr_commit *c)
@@ -284,7 +290,7 @@ struct cpipe *cpipe_start(const struct cpipe_sink *sink, uint64_t lag)
 	p->sink = *sink;
 	p->lag = p->limit = lag;
 	p->post_at = chunk_events(lag);
-	p->count.check_at = p->post_at < p->limit ? p->post_at : p->limit;
+	set_check_at(p);
 	atomic_init(&p->done, 0);
 	/* 8-aligned records need 8-aligned chunks: one block, so that it can
 	 * be on huge pages */
