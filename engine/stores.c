@@ -430,9 +430,9 @@ static void st_record(struct msr_engine *e, const struct mab_ent *m,
 	struct chist *h = &e->hist[m->co & (MSR_COMMIT_HISTORY - 1)];
 
 	/* Each slot was last written 65,536 commits (4 MiB) ago, so its line
-	 * is out of the L2 and a store to it waits for the line; the stores
-	 * after it fill the store buffer behind it and the replay stalls.
-	 * Asking for the slot 16 commits ahead hides that wait. */
+	 * has usually left the L2 and a store to it waits for the line; the
+	 * stores after it can fill the store buffer behind it and stall the
+	 * replay. Asking for the slot 16 commits ahead hides that wait. */
 	__builtin_prefetch(&e->hist[(m->co + 16) & (MSR_COMMIT_HISTORY - 1)], 1);
 	memset(h, 0, sizeof(*h));
 	h->co = m->co;

@@ -23,9 +23,10 @@
 
 /* Two slots of 1 MiB: the helper wakes once a MiB and decodes a MiB at a
  * time, so it and the thread it shares a core with (check's TSO pass)
- * take turns less often and each keeps more of its caches; four slots of
- * 256 KiB cost 3 to 5 % more CPU time (docs/performance.md, "Decompression
- * helpers in 1 MiB slots"), four of 1 MiB were no faster than two. */
+ * take turns less often and each keeps more of its caches. Four slots of
+ * 256 KiB cost 3 to 5 % more CPU time on one machine, and four of 1 MiB
+ * were no faster than two (docs/performance.md, "Decompression helpers in
+ * 1 MiB slots"). */
 #define AHEAD_SLOTS 2
 #define AHEAD_BLOCK ((size_t)1 << 20)
 #define MSR_AHEAD_EINTR 2 /* take: interrupted by a signal, nothing taken */

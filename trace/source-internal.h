@@ -36,8 +36,8 @@ int msr_source_read(struct msr_source *s, const uint8_t **buf, size_t *len,
 
 /*
  * Decompress ahead in a helper thread from here on (a zstd input only):
- * the file and the zstd state then belong to the helper, which fills a few
- * blocks ahead of the reader (copies of at most 1 MiB; inline, blocks
+ * the file and the zstd state then belong to the helper, which fills up to
+ * two blocks ahead of the reader (copies of at most 1 MiB; inline, blocks
  * of up to 1 MiB are read where they were decoded). The bytes, the errors
  * and their order are the same as without it. Returns false, and stays as
  * it was, for an uncompressed input or when no thread could be started.
