@@ -67,6 +67,11 @@ struct cpipe {
 	struct msr_op op;
 };
 
+/* cpipe_event (check-pipe-internal.h) reads the count through the pipe's
+ * own pointer. */
+_Static_assert(offsetof(struct cpipe, count) == 0,
+	       "the event count starts struct cpipe");
+
 /* The most events a chunk covers: a quarter of the lag (at least one). */
 static uint64_t chunk_events(uint64_t lag)
 {
