@@ -147,18 +147,32 @@ static inline const uint64_t *tso_bv_firsts(const struct tso_bview *v,
 	return buf;
 }
 
-/* Per strand and block: the youngest executed own store to each byte. */
+/*
+ * Per strand and block: the youngest executed own store to each byte.
+ * Nearly always one store holds every live byte (a fresh entry, or a
+ * store covering the bytes of the ones before it); `sseq` and `co` then
+ * stand for each live byte, and the entry is one cache line of the map.
+ * Otherwise (`wide` != 0) the bytes' own values are in a record of the
+ * pass's `ownx` pool (struct tso_own_bytes): read them through
+ * tso_own_sseq / tso_own_co.
+ */
 struct tso_own {
 	uint64_t key;
-	uint64_t sseq[8];  /* 0 = none */
-	uint64_t co[8];    /* its commit, 0 = not committed yet */
+	uint64_t sseq;     /* wide 0: every live byte's store */
+	uint64_t co;       /* wide 0: its commit, 0 = not committed yet */
 	uint64_t maxco;    /* highest co of the used bytes (when !pend) */
-	uint64_t uni;      /* != 0: every byte's sseq (one whole-block store) */
+	uint32_t hash;     /* tso_hash64(key), low half: for deletion */
+	uint32_t wide;     /* 0, or 1 + the index of its per-byte record */
 	uint8_t live;      /* bytes with a store (sseq != 0), bit 7 = lowest */
 	uint8_t pend;      /* used bytes not committed yet (co == 0) */
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
 	uint8_t queued;    /* in the strand's `done` queue */
-	uint32_t hash;     /* tso_hash64(key), low half: for deletion */
+};
+
+/* The per-byte form of an own-store entry (0 for a byte not live). */
+struct tso_own_bytes {
+	uint64_t sseq[8];
+	uint64_t co[8];
 };
 
 /* An own-store entry whose stores had all committed, the newest at maxco. */
@@ -216,6 +230,7 @@ struct msr_tso {
 	struct tso_map blocks;
 	struct tso_pool narrow;  /* mixed blocks' struct tso_nbytes */
 	struct tso_pool wide;    /* and struct tso_bytes (offsets too big) */
+	struct tso_pool ownx;    /* own-store entries' struct tso_own_bytes */
 	uint64_t n;              /* commits seen: the newest co */
 	unsigned nblocked;       /* strands with queued ops, listed in */
 	uint8_t blocked[MSR_MAX_STRANDS];
@@ -234,6 +249,10 @@ static inline bool tso_overlaps(uint64_t pa, unsigned size, uint64_t lo,
 
 /* tso_map.c */
 int tso_map_init(struct tso_map *m, size_t esz, size_t cap);
+/* A free record of pool `p` (its index; grows by doubling, amortised
+ * O(1)), SIZE_MAX when out of memory; and giving record `idx` back. */
+size_t tso_pool_get(struct tso_pool *p);
+void tso_pool_put(struct tso_pool *p, size_t idx);
 int tso_map_grow(struct tso_map *m);
 void tso_map_release(struct tso_map *m);
 /* Remove the entry at `e` (see tso_map_del_at). */
@@ -416,6 +435,32 @@ static inline struct tso_block *tso_block_find(struct tso_map *m,
 static inline bool tso_own_settled(const struct tso_own *e, uint64_t f_ll)
 {
 	return !e->live || (!e->pend && e->maxco <= f_ll);
+}
+
+/* The per-byte record of a wide own-store entry. */
+static inline struct tso_own_bytes *tso_own_bytes(const struct msr_tso *t,
+						  const struct tso_own *e)
+{
+	return (struct tso_own_bytes *)(void *)(t->ownx.a +
+						(e->wide - 1) * t->ownx.esz);
+}
+
+/* The sseq of own-store entry e's store to byte i (0 = none). */
+static inline uint64_t tso_own_sseq(const struct msr_tso *t,
+				    const struct tso_own *e, unsigned i)
+{
+	if (e->wide)
+		return tso_own_bytes(t, e)->sseq[i];
+	return e->live & (0x80u >> i) ? e->sseq : 0;
+}
+
+/* The commit of that store (0 = not committed yet, or no store). */
+static inline uint64_t tso_own_co(const struct msr_tso *t,
+				  const struct tso_own *e, unsigned i)
+{
+	if (e->wide)
+		return tso_own_bytes(t, e)->co[i];
+	return e->live & (0x80u >> i) ? e->co : 0;
 }
 
 /* The unsettled own-store entry of block pa8, else NULL; `h` is

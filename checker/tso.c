@@ -132,6 +132,7 @@ int msr_tso_create(const struct msr_config *cfg,
 		goto nomem;
 	t->narrow.esz = sizeof(struct tso_nbytes);
 	t->wide.esz = sizeof(struct tso_bytes);
+	t->ownx.esz = sizeof(struct tso_own_bytes);
 	*out = t;
 	return MSR_OK;
 nomem:
@@ -158,6 +159,7 @@ void msr_tso_destroy(struct msr_tso *t)
 	tso_map_release(&t->blocks);
 	msr_hugepage_release(t->narrow.a, t->narrow.cap * t->narrow.esz);
 	msr_hugepage_release(t->wide.a, t->wide.cap * t->wide.esz);
+	msr_hugepage_release(t->ownx.a, t->ownx.cap * t->ownx.esz);
 	free(t);
 }
 
@@ -187,36 +189,6 @@ static bool link_all(struct msr_tso *t, struct tso_bytes *b, uint64_t co)
 	for (i = 0; i < 8; i++)
 		b->latest[i] = co;
 	return true;
-}
-
-/* A free record of `p` (its index), SIZE_MAX when out of memory. The pool
- * grows by doubling: amortised O(1). */
-static size_t pool_get(struct tso_pool *p)
-{
-	size_t idx;
-
-	if (p->free) {
-		idx = p->free - 1;
-		memcpy(&p->free, p->a + idx * p->esz, sizeof(p->free));
-		return idx;
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		unsigned char *na = msr_hugepage_grow(p->a, p->cap * p->esz,
-						      cap * p->esz);
-
-		if (!na)
-			return SIZE_MAX;
-		p->a = na;
-		p->cap = cap;
-	}
-	return p->n++;
-}
-
-static void pool_put(struct tso_pool *p, size_t idx)
-{
-	memcpy(p->a + idx * p->esz, &p->free, sizeof(p->free));
-	p->free = idx + 1;
 }
 
 /* The per-byte facts of block `b` (mixed or not) into *w. */
@@ -265,9 +237,9 @@ static bool block_set(struct msr_tso *t, struct tso_block *b,
 			w->first[i] == w->first[0];
 	if (same) {
 		if (wide)
-			pool_put(&t->wide, b->first & ~TSO_BLK_WIDE);
+			tso_pool_put(&t->wide, b->first & ~TSO_BLK_WIDE);
 		else if (mixed)
-			pool_put(&t->narrow, b->first);
+			tso_pool_put(&t->narrow, b->first);
 		b->latest = w->latest[0];
 		b->first = w->first[0];
 		return true;
@@ -281,7 +253,7 @@ static bool block_set(struct msr_tso *t, struct tso_block *b,
 	if (!wide && hi - lo < UINT32_MAX) {
 		struct tso_nbytes *r;
 
-		if (!mixed && (idx = pool_get(&t->narrow)) == SIZE_MAX)
+		if (!mixed && (idx = tso_pool_get(&t->narrow)) == SIZE_MAX)
 			return false;
 		if (mixed)
 			idx = b->first;
@@ -302,10 +274,10 @@ static bool block_set(struct msr_tso *t, struct tso_block *b,
 	if (wide) {
 		idx = b->first & ~TSO_BLK_WIDE;
 	} else {
-		if ((idx = pool_get(&t->wide)) == SIZE_MAX)
+		if ((idx = tso_pool_get(&t->wide)) == SIZE_MAX)
 			return false;
 		if (mixed)
-			pool_put(&t->narrow, b->first);
+			tso_pool_put(&t->narrow, b->first);
 	}
 	memcpy(t->wide.a + idx * t->wide.esz, w, sizeof(*w));
 	b->latest = TSO_BLK_MIXED;
@@ -320,7 +292,7 @@ static bool narrow_split(struct msr_tso *t, struct tso_block *b, uint64_t co)
 	uint64_t lo = b->latest ? b->first : co;
 	uint32_t l = b->latest ? (uint32_t)(b->latest - lo + 1) : 0;
 	struct tso_nbytes *r;
-	size_t idx = pool_get(&t->narrow);
+	size_t idx = tso_pool_get(&t->narrow);
 	unsigned i;
 
 	if (idx == SIZE_MAX)
@@ -383,7 +355,7 @@ static void narrow_link(struct msr_tso *t, struct tso_block *b,
 
 		b->latest = c->co;
 		b->first = base + r->first[0];
-		pool_put(&t->narrow, idx);
+		tso_pool_put(&t->narrow, idx);
 	}
 }
 
@@ -519,14 +491,17 @@ void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c)
 	if (own) {
 		unsigned hit = 0;
 
-		if (own->uni == c->sseq) { /* its whole-block store */
-			for (i = 0; i < 8; i++)
-				own->co[i] = c->co;
-			hit = 0xff;
+		if (!own->wide) { /* one store holds every live byte */
+			if (own->sseq == c->sseq) {
+				own->co = c->co;
+				hit = own->live;
+			}
 		} else {
+			struct tso_own_bytes *w = tso_own_bytes(t, own);
+
 			for (i = 0; i < 8; i++)
-				if (own->sseq[i] == c->sseq) {
-					own->co[i] = c->co;
+				if (w->sseq[i] == c->sseq) {
+					w->co[i] = c->co;
 					hit |= 0x80u >> i;
 				}
 		}

@@ -129,7 +129,8 @@ static bool byte_resolve(struct msr_tso *t, struct tso_strand *s,
 			 uint64_t pa, struct tso_byte *out)
 {
 	unsigned i = pa & 7;
-	uint64_t ysseq = own ? own->sseq[i] : 0, yco = own ? own->co[i] : 0;
+	uint64_t ysseq = own ? tso_own_sseq(t, own, i) : 0;
+	uint64_t yco = own ? tso_own_co(t, own, i) : 0;
 	bool yrmo = own && (own->rmo & (0x80u >> i));
 	bool mine = rf->strand == l->op->strand;
 	uint64_t c = rf->kind == MSR_RF_COMMIT ? rf->co : 0;
@@ -246,8 +247,9 @@ static void src_resolve(struct msr_tso *t, struct tso_strand *s,
 		out->src = c;
 		out->hi = nx ? nx[i & nxm]
 			     : bk && tso_bv_latest(bk, i) > c ? tso_bv_latest(bk, i) : 0;
-		if (own && own->sseq[i]) {
-			uint64_t ysseq = own->sseq[i], yco = own->co[i];
+		if (own && (own->live & (0x80u >> i))) {
+			uint64_t ysseq = tso_own_sseq(t, own, i);
+			uint64_t yco = tso_own_co(t, own, i);
 
 			if (mine && rf->sseq == ysseq) {
 				lo = 0; /* its own youngest store */
@@ -406,14 +408,14 @@ static bool bypass_sum(struct msr_tso *t, struct tso_strand *s,
 		uint64_t ysseq, src, h;
 
 		i = (unsigned)__builtin_clz(m) - 24u;
-		ysseq = own ? own->sseq[i] : 0;
+		ysseq = own ? tso_own_sseq(t, own, i) : 0;
 		if (!ysseq && rf->sseq <= s->last_st_sseq &&
 		    (!bs || (bs->co && bs->co <= s->f_ll)))
 			src = bs ? bs->co : 0; /* its entry retired */
 		else if (rf->sseq != ysseq)
 			return false;
 		else
-			src = own->co[i];
+			src = tso_own_co(t, own, i);
 		h = src ? next_store(t, bk, src, blk->pa8 + i) : 0;
 		if (h - 1 < *hi1)
 			*hi1 = h - 1;
@@ -507,17 +509,19 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 
 				for (j = 0; j < 8; j++) {
 					if (!(om & (0x80u >> j)) ||
-					    (mine && rf->sseq == own->sseq[j]))
+					    (mine &&
+					     rf->sseq == tso_own_sseq(t, own, j)))
 						continue;
 					if (!(own->rmo & (0x80u >> j)) &&
-					    (!own->co[j] || c < own->co[j]))
+					    (!tso_own_co(t, own, j) ||
+					     c < tso_own_co(t, own, j)))
 						return false;
 				}
 				/* the first byte whose lo is c */
 				for (j = i; j < 8; j++)
 					if ((m & (0x80u >> j)) &&
 					    !((om & (0x80u >> j)) && mine &&
-					      rf->sseq == own->sseq[j]))
+					      rf->sseq == tso_own_sseq(t, own, j)))
 						break;
 				if (j < 8 && c > vlo) {
 					vlo = c;

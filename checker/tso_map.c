@@ -3,8 +3,10 @@
  * block address (power-of-two capacity, linear probing, splitmix hash).
  * Entries are fixed-size and start with `uint64_t key` (pa8 + 1; 0 =
  * empty). It knows nothing of TSO and never allocates except to grow.
- * Also the growth of the pass's power-of-two rings (tso_ring_regrow).
+ * Also the growth of the pass's power-of-two rings (tso_ring_regrow) and
+ * its pools of fixed-size records (tso_pool_get).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +66,34 @@ void tso_map_release(struct tso_map *m)
 void tso_map_del(struct tso_map *m, void *e)
 {
 	tso_map_del_at(m, e, m->esz);
+}
+
+size_t tso_pool_get(struct tso_pool *p)
+{
+	size_t idx;
+
+	if (p->free) {
+		idx = p->free - 1;
+		memcpy(&p->free, p->a + idx * p->esz, sizeof(p->free));
+		return idx;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		unsigned char *na = msr_hugepage_grow(p->a, p->cap * p->esz,
+						      cap * p->esz);
+
+		if (!na)
+			return SIZE_MAX;
+		p->a = na;
+		p->cap = cap;
+	}
+	return p->n++;
+}
+
+void tso_pool_put(struct tso_pool *p, size_t idx)
+{
+	memcpy(p->a + idx * p->esz, &p->free, sizeof(p->free));
+	p->free = idx + 1;
 }
 
 int tso_ring_regrow(void **ring, size_t esz, size_t *cap, size_t *head,

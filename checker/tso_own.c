@@ -13,14 +13,53 @@
 #include "tso-internal.h"
 
 /* The highest co of an own-store entry's used bytes. */
-static void own_maxco(struct tso_own *e)
+static void own_maxco(const struct msr_tso *t, struct tso_own *e)
 {
+	const struct tso_own_bytes *w;
 	unsigned i;
 
+	if (!e->wide) {
+		e->maxco = e->co;
+		return;
+	}
+	w = tso_own_bytes(t, e);
 	e->maxco = 0;
 	for (i = 0; i < 8; i++)
-		if (e->sseq[i] && e->co[i] > e->maxco)
-			e->maxco = e->co[i];
+		if (w->sseq[i] && w->co[i] > e->maxco)
+			e->maxco = w->co[i];
+}
+
+/* Give a wide entry's per-byte record back: it is one store again. */
+static void own_narrow(struct msr_tso *t, struct tso_own *e)
+{
+	if (e->wide) {
+		tso_pool_put(&t->ownx, e->wide - 1);
+		e->wide = 0;
+	}
+}
+
+/* The per-byte record of entry e, made from its one store when it has
+ * none; NULL when memory is short. */
+static struct tso_own_bytes *own_widen(struct msr_tso *t, struct tso_own *e)
+{
+	struct tso_own_bytes *w;
+	size_t idx;
+	unsigned i;
+
+	if (e->wide)
+		return tso_own_bytes(t, e);
+	idx = tso_pool_get(&t->ownx);
+	if (idx == SIZE_MAX || idx >= UINT32_MAX)
+		return NULL;
+	w = (struct tso_own_bytes *)(void *)(t->ownx.a + idx * t->ownx.esz);
+	for (i = 0; i < 8; i++) {
+		bool on = e->live & (0x80u >> i);
+
+		w->sseq[i] = on ? e->sseq : 0;
+		w->co[i] = on ? e->co : 0;
+	}
+	e->wide = (uint32_t)idx + 1;
+	return w;
 }
 
 /* Own-store entry `e` has every used byte committed: queue it to leave
@@ -66,9 +105,11 @@ static void own_retire(struct msr_tso *t, struct tso_strand *s)
 		if (!e)
 			continue;
 		e->queued = 0;
-		if (tso_own_settled(e, s->f_ll))
+		if (tso_own_settled(e, s->f_ll)) {
+			own_narrow(t, e);
 			tso_map_del_hashed(&s->own, e, sizeof(*e),
 					   offsetof(struct tso_own, hash));
+		}
 		else if (!e->pend)
 			tso_own_done(t, s, e);
 	}
@@ -89,43 +130,41 @@ void tso_own_store(struct msr_tso *t, struct tso_strand *s,
 		return;
 	}
 	queued = !fresh && e->queued; /* its queue record stays valid */
-	if (!fresh && tso_own_settled(e, s->f_ll))
+	if (!fresh && tso_own_settled(e, s->f_ll)) {
+		own_narrow(t, e);
 		fresh = true; /* as if it had left the map */
-	if (blk->mask == 0xff && fresh) {
-		/* the usual case, a whole-block store to a block without an
-		 * entry: every field set here, no clearing first */
-		for (i = 0; i < 8; i++) {
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-		}
+	}
+	if (fresh) {
+		/* every field set here: a new slot holds anything */
+		e->sseq = blk->sseq;
+		e->co = co;
 		e->maxco = co;
-		e->uni = blk->sseq;
-		e->live = 0xff;
-		e->pend = co ? 0 : 0xff;
-		e->rmo = rmo ? 0xff : 0;
-		e->queued = queued;
 		e->hash = (uint32_t)h;
+		e->wide = 0;
+		e->live = blk->mask;
+		e->pend = co ? 0 : blk->mask;
+		e->rmo = rmo ? blk->mask : 0;
+		e->queued = queued;
 		if (co)
 			tso_own_done(t, s, e);
 		return;
 	}
-	if (fresh) {
-		memset((unsigned char *)e + sizeof(e->key), 0,
-		       sizeof(*e) - sizeof(e->key));
-		e->queued = queued;
-		e->hash = (uint32_t)h;
-	}
-	e->uni = blk->mask == 0xff ? blk->sseq : 0;
-	if (blk->mask == 0xff) {
-		for (i = 0; i < 8; i++) {
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
-		}
+	if (!(e->live & ~blk->mask)) {
+		/* the store covers every byte of the ones before it */
+		own_narrow(t, e);
+		e->sseq = blk->sseq;
+		e->co = co;
 	} else {
+		struct tso_own_bytes *w = own_widen(t, e);
+
+		if (!w) {
+			t->nomem = true;
+			return;
+		}
 		for (m = blk->mask; m; m &= ~(0x80u >> i)) {
 			i = (unsigned)__builtin_clz(m) - 24u;
-			e->sseq[i] = blk->sseq;
-			e->co[i] = co;
+			w->sseq[i] = blk->sseq;
+			w->co[i] = co;
 		}
 	}
 	e->live |= blk->mask;
@@ -134,7 +173,7 @@ void tso_own_store(struct msr_tso *t, struct tso_strand *s,
 		e->pend |= blk->mask;
 	} else { /* committed before it executed: any co, look again */
 		e->pend &= (uint8_t)~blk->mask;
-		own_maxco(e);
+		own_maxco(t, e);
 		if (!e->pend)
 			tso_own_done(t, s, e);
 	}

@@ -884,30 +884,46 @@ Test(tso, settled_own_store_retired_same_rule)
 	settled_own_store(64, 0);
 }
 
-/* Store of the bytes `mask` of block `pa8` (a partial write), committed
- * at co `co`; returns its sseq. */
-static uint64_t part_store(unsigned strand, uint64_t pa8, uint8_t mask,
-			   uint64_t co)
+/* Executed store of the bytes `mask` of block `pa8` (a partial write), not
+ * committed yet; returns its sseq. */
+static uint64_t part_exec(unsigned strand, uint64_t pa8, uint8_t mask)
 {
 	struct msr_op op;
-	struct msr_commit c;
 
 	h_op_init(&h, &op, strand, MSR_OP_STORE, MSR_STEP_ST, pa8);
 	op.blk[0].mask = mask;
 	op.blk[0].sseq = ++h.sseq[strand];
 	h_word(op.blk[0].store, 0x0101010101010101ull);
 	msr_tso_add_op(h.tso, &op);
+	return op.blk[0].sseq;
+}
+
+/* The commit at co `co` of that store. */
+static void part_commit(unsigned strand, uint64_t sseq, uint64_t pa8,
+			uint8_t mask, uint64_t co)
+{
+	struct msr_commit c;
+
 	memset(&c, 0, sizeof(c));
 	c.co = h.co = co;
 	c.strand = (uint8_t)strand;
-	c.sseq = op.blk[0].sseq;
+	c.sseq = sseq;
 	c.pa8 = pa8;
 	c.mask = mask;
-	memcpy(c.data, op.blk[0].store, 8);
+	h_word(c.data, 0x0101010101010101ull);
 	c.ts = 10;
 	c.event = ++h.event;
 	msr_tso_add_commit(h.tso, &c);
-	return c.sseq;
+}
+
+/* part_exec then part_commit at co `co`; returns its sseq. */
+static uint64_t part_store(unsigned strand, uint64_t pa8, uint8_t mask,
+			   uint64_t co)
+{
+	uint64_t sseq = part_exec(strand, pa8, mask);
+
+	part_commit(strand, sseq, pa8, mask, co);
+	return sseq;
 }
 
 /* Read of the bytes `mask` of block `pa8` from commit `co` (0: initial). */
@@ -950,4 +966,89 @@ Test(tso, mixed_block_far_commits_partial)
 Test(tso, mixed_block_far_commits_whole)
 {
 	far_mixed(true);
+}
+
+/* Strand 0's own-store entry of block pa8 (present and unsettled). */
+static const struct tso_own *own_of(uint64_t pa8)
+{
+	const struct tso_own *e = tso_own_find(&h.tso->s[0], pa8);
+
+	cr_assert_not_null(e, "strand 0 has an own-store entry for 0x%llx",
+			   (unsigned long long)pa8);
+	return e;
+}
+
+/*
+ * An own-store entry stays one store while each store covers the bytes of
+ * the ones before it; partly overlapping stores give it per-byte values
+ * (a pool record), and a store covering every byte again gives the record
+ * back for the next entry that needs one.
+ */
+Test(tso, own_entry_per_byte_only_when_stores_overlap_partly)
+{
+	const struct tso_own *e;
+	uint64_t a, b, c, d;
+
+	a = part_store(0, X, 0xf0, 1);
+	b = part_store(0, X, 0xff, 2); /* covers a's bytes */
+	e = own_of(X);
+	cr_assert_eq(e->wide, 0);
+	cr_assert_eq(e->sseq, b);
+	cr_assert_eq(e->live, 0xff);
+	cr_assert_eq(tso_own_co(h.tso, e, 7), 2);
+	cr_assert_eq(h.tso->ownx.n, 0, "no per-byte record in use");
+	(void)a;
+
+	c = part_exec(0, Y, 0xf0);
+	d = part_exec(0, Y, 0x0f); /* bytes of its own: c's stay c's */
+	e = own_of(Y);
+	cr_assert_neq(e->wide, 0, "partly overlapping stores: per byte");
+	cr_assert_eq(tso_own_sseq(h.tso, e, 0), c);
+	cr_assert_eq(tso_own_sseq(h.tso, e, 7), d);
+	cr_assert_eq(e->pend, 0xff);
+	part_commit(0, c, Y, 0xf0, 3);
+	e = own_of(Y);
+	cr_assert_eq(tso_own_co(h.tso, e, 0), 3);
+	cr_assert_eq(tso_own_co(h.tso, e, 7), 0, "d not committed yet");
+	cr_assert_eq(e->pend, 0x0f);
+	part_commit(0, d, Y, 0x0f, 4);
+	e = own_of(Y);
+	cr_assert_eq(tso_own_co(h.tso, e, 7), 4);
+	cr_assert_eq(e->pend, 0);
+	cr_assert_eq(e->maxco, 4);
+
+	part_store(0, Y, 0xff, 5); /* one store again: record given back */
+	e = own_of(Y);
+	cr_assert_eq(e->wide, 0);
+	cr_assert_eq(tso_own_co(h.tso, e, 3), 5);
+	cr_assert_neq(h.tso->ownx.free, 0, "the record is free for reuse");
+	part_exec(0, Z, 0xc0);
+	part_exec(0, Z, 0x30);
+	cr_assert_neq(own_of(Z)->wide, 0);
+	cr_assert_eq(h.tso->ownx.n, 1, "the freed record was reused");
+	assert_clean();
+}
+
+/* Per-byte own stores still bound what their bytes may read: each half of
+ * the block, read from its initial value, is stale against the strand's
+ * own store to that half, whose commit is the expected source. */
+static void own_stale_half(uint8_t mask, uint64_t expected_co)
+{
+	part_store(0, X, 0xf0, 1);
+	part_store(0, X, 0x0f, 2);
+	cr_assert_neq(own_of(X)->wide, 0);
+	part_load(0, X, mask, 0, 0, 0);
+	assert_only(MSR_V_TSO_COHERENCE, 1);
+	cr_assert_eq(h.v[0].observed_from.co, 0);
+	cr_assert_eq(h.v[0].expected_from.co, expected_co);
+}
+
+Test(tso, own_stale_read_per_byte_entry_low_half)
+{
+	own_stale_half(0xf0, 1);
+}
+
+Test(tso, own_stale_read_per_byte_entry_high_half)
+{
+	own_stale_half(0x0f, 2);
 }
