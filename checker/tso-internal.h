@@ -151,7 +151,7 @@ static inline const uint64_t *tso_bv_firsts(const struct tso_bview *v,
  * Per strand and block: the youngest executed own store to each byte.
  * Nearly always one store holds every live byte (a fresh entry, or a
  * store covering the bytes of the ones before it); `sseq` and `co` then
- * stand for each live byte, and the entry is one cache line of the map.
+ * stand for each live byte, and the entry takes 48 bytes of the map.
  * Otherwise (`wide` != 0) the bytes' own values are in a record of the
  * pass's `ownx` pool (struct tso_own_bytes): read them through
  * tso_own_sseq / tso_own_co.
@@ -168,6 +168,8 @@ struct tso_own {
 	uint8_t rmo;       /* bit per byte (bit 7 = lowest address) */
 	uint8_t queued;    /* in the strand's `done` queue */
 };
+
+_Static_assert(sizeof(struct tso_own) == 48, "an own-store entry of one store");
 
 /* The per-byte form of an own-store entry (0 for a byte not live). */
 struct tso_own_bytes {

@@ -5,7 +5,10 @@
  * than its own earlier store). An entry is settled once all its stores
  * committed at or before the strand's position (tso_own_settled); settled
  * entries count as absent and leave the map through a per-strand queue,
- * in the order their stores finished committing.
+ * in the order their stores finished committing. An entry holds one store
+ * for all its live bytes; only stores that overlap partly give it a
+ * per-byte record (the pass's `ownx` pool), which a store covering every
+ * live byte gives back.
  */
 #include <stddef.h>
 #include <string.h>
