@@ -508,13 +508,15 @@ static bool load_sum(struct msr_tso *t, struct tso_strand *s,
 				unsigned j;
 
 				for (j = 0; j < 8; j++) {
+					uint64_t yco;
+
 					if (!(om & (0x80u >> j)) ||
 					    (mine &&
 					     rf->sseq == tso_own_sseq(t, own, j)))
 						continue;
+					yco = tso_own_co(t, own, j);
 					if (!(own->rmo & (0x80u >> j)) &&
-					    (!tso_own_co(t, own, j) ||
-					     c < tso_own_co(t, own, j)))
+					    (!yco || c < yco))
 						return false;
 				}
 				/* the first byte whose lo is c */

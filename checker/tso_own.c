@@ -54,14 +54,14 @@ static struct tso_own_bytes *own_widen(struct msr_tso *t, struct tso_own *e)
 	idx = tso_pool_get(&t->ownx);
 	if (idx == SIZE_MAX || idx >= UINT32_MAX)
 		return NULL;
-	w = (struct tso_own_bytes *)(void *)(t->ownx.a + idx * t->ownx.esz);
+	e->wide = (uint32_t)idx + 1;
+	w = tso_own_bytes(t, e);
 	for (i = 0; i < 8; i++) {
 		bool on = e->live & (0x80u >> i);
 
 		w->sseq[i] = on ? e->sseq : 0;
 		w->co[i] = on ? e->co : 0;
 	}
-	e->wide = (uint32_t)idx + 1;
 	return w;
 }
 
@@ -112,9 +112,9 @@ static void own_retire(struct msr_tso *t, struct tso_strand *s)
 			own_narrow(t, e);
 			tso_map_del_hashed(&s->own, e, sizeof(*e),
 					   offsetof(struct tso_own, hash));
-		}
-		else if (!e->pend)
+		} else if (!e->pend) {
 			tso_own_done(t, s, e);
+		}
 	}
 }
 
