@@ -52,8 +52,12 @@ static struct tso_own_bytes *own_widen(struct msr_tso *t, struct tso_own *e)
 	if (e->wide)
 		return tso_own_bytes(t, e);
 	idx = tso_pool_get(&t->ownx);
-	if (idx == SIZE_MAX || idx >= UINT32_MAX)
+	if (idx == SIZE_MAX)
 		return NULL;
+	if (idx >= UINT32_MAX) { /* past what `wide` can name */
+		tso_pool_put(&t->ownx, idx);
+		return NULL;
+	}
 	e->wide = (uint32_t)idx + 1;
 	w = tso_own_bytes(t, e);
 	for (i = 0; i < 8; i++) {
