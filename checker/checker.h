@@ -43,6 +43,15 @@ int msr_tso_create(const struct msr_config *cfg,
 void msr_tso_add_commit(struct msr_tso *t, const struct msr_commit *c);
 void msr_tso_add_op(struct msr_tso *t, const struct msr_op *op);
 
+/*
+ * A hint, with no effect on the result, for a caller that holds a queue of
+ * input and can look ahead in it: a commit or an operation of `strand` on
+ * block `pa8` comes a few calls from now. The pass asks the memory system
+ * for the map slots it will probe for it, so that those misses (the
+ * largest part of its time on large footprints) overlap the work before.
+ */
+void msr_tso_warm(struct msr_tso *t, unsigned strand, uint64_t pa8);
+
 /* End of the execution: resolve everything still pending. */
 int msr_tso_finish(struct msr_tso *t, struct msr_error *err);
 

@@ -106,6 +106,18 @@ static inline struct tso_strand *strand_get(struct msr_tso *t, unsigned idx)
 	return t->s[idx].st ? &t->s[idx] : strand_new(t, idx);
 }
 
+void msr_tso_warm(struct msr_tso *t, unsigned strand, uint64_t pa8)
+{
+	uint64_t h = tso_hash64(pa8 + 1);
+	const struct tso_strand *s = &t->s[strand % MSR_MAX_STRANDS];
+
+	if (t->blocks.cap)
+		__builtin_prefetch(tso_map_slot(&t->blocks,
+						h & (t->blocks.cap - 1)));
+	if (s->own.cap)
+		__builtin_prefetch(tso_map_slot(&s->own, h & (s->own.cap - 1)));
+}
+
 /* ------------------------------------------------------------------------ */
 /* Creation                                                                  */
 /* ------------------------------------------------------------------------ */

@@ -42,6 +42,9 @@ struct cpipe_sink {
 	void (*commit)(void *ctx, const struct msr_commit *c);
 	void (*op)(void *ctx, const struct msr_op *op);
 	void (*violation)(void *ctx, const struct msr_violation *v);
+	/* optional: a commit or op of `strand` on block `pa8` is a few
+	 * records away (a hint: see msr_tso_warm) */
+	void (*warm)(void *ctx, unsigned strand, uint64_t pa8);
 };
 
 struct cpipe;

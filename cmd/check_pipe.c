@@ -227,16 +227,49 @@ static void deliver_op(struct cpipe *p, const uint8_t *d, unsigned nblocks)
 	p->sink.op(p->sink.ctx, op);
 }
 
+/*
+ * How many records ahead the sink is told what block they touch: enough
+ * for a miss to memory to arrive while the records before are handled
+ * (a few hundred nanoseconds each on large footprints); 24 did no better.
+ */
+#define WARM_AHEAD 8
+
+/* Tell the sink which block the record at `d` touches; the next record. */
+static const uint8_t *warm_rec(struct cpipe *p, const uint8_t *d)
+{
+	const struct rec *h = (const struct rec *)(const void *)d;
+	const uint8_t *pl = (const uint8_t *)(h + 1);
+	uint64_t pa8;
+
+	if (h->type == REC_COMMIT) {
+		memcpy(&pa8, pl + offsetof(struct msr_commit, pa8), sizeof(pa8));
+		p->sink.warm(p->sink.ctx,
+			     pl[offsetof(struct msr_commit, strand)], pa8);
+	} else if (h->type == REC_OP && h->count) {
+		/* the first block: the packed form keeps its fixed part */
+		memcpy(&pa8, pl + OP_FIXED + offsetof(struct msr_op_block, pa8),
+		       sizeof(pa8));
+		p->sink.warm(p->sink.ctx, pl[offsetof(struct msr_op, strand)],
+			     pa8);
+	}
+	return pl + h->len;
+}
+
 /* Hand one chunk's records to the sink; false at the end record. */
 static bool deliver(struct cpipe *p, const uint8_t *d, size_t n)
 {
-	const uint8_t *end = d + n;
+	const uint8_t *end = d + n, *ahead = d;
 	struct msr_commit c;
 
+	if (p->sink.warm)
+		for (unsigned i = 0; i < WARM_AHEAD && ahead < end; i++)
+			ahead = warm_rec(p, ahead);
 	while (d < end) {
 		const struct rec *h = (const struct rec *)(const void *)d;
 		const uint8_t *pl = (const uint8_t *)(h + 1);
 
+		if (p->sink.warm && ahead < end)
+			ahead = warm_rec(p, ahead);
 		if (h->events > p->told) {
 			p->told = h->events;
 			p->sink.events(p->sink.ctx, p->told);

@@ -301,6 +301,13 @@ static void on_op(void *ctx, const struct msr_op *op)
 	msr_tso_add_op(run->tso, op);
 }
 
+static void on_warm(void *ctx, unsigned strand, uint64_t pa8)
+{
+	struct check_run *run = ctx;
+
+	msr_tso_warm(run->tso, strand, pa8);
+}
+
 static void on_event(void *ctx, const struct msr_event *ev)
 {
 	struct check_run *run = ctx;
@@ -790,7 +797,8 @@ int msr_check_one(int argc, char **argv, struct mguard_board *board, unsigned se
 	} else {
 		if (!run.o.single_thread && !run.o.fail_fast) {
 			struct cpipe_sink ps = {&run, on_events, on_commit, on_op,
-						on_violation};
+						on_violation,
+						run.tso ? on_warm : NULL};
 			uint64_t lag = msr_history_share(run.hist, CHECK_PIPE_LAG);
 
 			if (lag && !(run.pipe = cpipe_start(&ps, lag)))

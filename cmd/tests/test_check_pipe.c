@@ -5,7 +5,8 @@
  * sink was told how many events the replay had counted before it; the
  * replay never runs more than `lag` events ahead; a chunk of few records
  * reaches the sink once it covers a quarter of the lag; an empty pipe; two
- * pipes at once.
+ * pipes at once; the sink's optional `warm` hint names every commit's and
+ * operation's strand and first block, in order, records ahead of it.
  */
 #include <criterion/criterion.h>
 
@@ -28,6 +29,10 @@ struct seen {
 	unsigned bad;
 	uint64_t told;            /* the last count the sink was told */
 	_Atomic uint64_t told_at; /* the same, for the replay's thread */
+	/* warm hints: strand << 56 | pa8, and how many records had been
+	 * delivered when each came */
+	size_t nw, wcap;
+	uint64_t *wkey, *wat;
 };
 
 static void note(struct seen *s, uint8_t kind, uint64_t key, uint64_t ev)
@@ -180,8 +185,24 @@ static void expect_same(const struct seen *got, const struct seen *want)
 	}
 }
 
+static void s_warm(void *ctx, unsigned strand, uint64_t pa8)
+{
+	struct seen *s = ctx;
+
+	if (s->nw == s->wcap) {
+		s->wcap = s->wcap ? 2 * s->wcap : 1024;
+		s->wkey = realloc(s->wkey, s->wcap * sizeof(*s->wkey));
+		s->wat = realloc(s->wat, s->wcap * sizeof(*s->wat));
+		cr_assert(s->wkey && s->wat);
+	}
+	s->wkey[s->nw] = (uint64_t)strand << 56 | pa8;
+	s->wat[s->nw++] = s->n;
+}
+
 static void seen_free(struct seen *s)
 {
+	free(s->wkey);
+	free(s->wat);
 	free(s->key);
 	free(s->ev);
 	free(s->kind);
@@ -190,7 +211,7 @@ static void seen_free(struct seen *s)
 Test(check_pipe, every_record_in_order_across_chunks)
 {
 	struct seen got = {0}, want = {0};
-	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol, NULL};
 	struct cpipe *p = cpipe_start(&sink, 1u << 30);
 	uint64_t nev = 0;
 
@@ -205,11 +226,51 @@ Test(check_pipe, every_record_in_order_across_chunks)
 	seen_free(&want);
 }
 
+/*
+ * The hint comes for each commit (its strand and block) and each operation
+ * (its strand and first block), in record order, before the record is
+ * delivered, and on average several records before it.
+ */
+Test(check_pipe, warm_names_each_record_ahead)
+{
+	struct seen got = {0}, want = {0};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol, s_warm};
+	struct cpipe *p = cpipe_start(&sink, 1u << 30);
+	uint64_t nev = 0, lead = 0;
+	size_t j = 0;
+
+	cr_assert(p);
+	push_mixed(p, 100000, &want, &nev);
+	cpipe_finish(p);
+	expect_same(&got, &want);
+	for (size_t i = 0; i < got.n; i++) {
+		uint64_t k = got.key[i], key;
+
+		if (got.kind[i] == K_VIOL)
+			continue;
+		/* push_mixed: commit co k has strand 0 and block 8k; op k strand
+		 * k % 64 and first block 64k */
+		key = got.kind[i] == K_COMMIT ? k * 8 : (k % 64) << 56 | k * 64;
+		cr_assert_lt(j, got.nw, "no hint for record %zu", i);
+		cr_assert_eq(got.wkey[j], key, "hint %zu (record %zu): 0x%llx",
+			     j, i, (unsigned long long)got.wkey[j]);
+		cr_assert_leq(got.wat[j], i, "hint %zu came after its record", j);
+		lead += i - got.wat[j];
+		j++;
+	}
+	cr_assert_eq(j, got.nw, "%zu hints for %zu records", got.nw, j);
+	cr_assert_geq(lead, 4 * (uint64_t)j, "hints %llu records ahead on "
+		      "average, not 4 or more",
+		      (unsigned long long)(lead / (j ? j : 1)));
+	seen_free(&got);
+	seen_free(&want);
+}
+
 /* lag events ahead at most, with records among the events or none */
 static void lag_run(uint64_t lag, uint64_t n, uint64_t commit_every)
 {
 	struct seen got = {0};
-	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol, NULL};
 	struct cpipe *p = cpipe_start(&sink, lag);
 	struct msr_commit c;
 	uint64_t co = 0;
@@ -258,7 +319,7 @@ Test(check_pipe, events_without_records)
 Test(check_pipe, sparse_chunk_reaches_the_sink)
 {
 	struct seen got = {0};
-	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol, NULL};
 	struct cpipe *p = cpipe_start(&sink, 4000);
 	struct timespec nap = {0, 1000000};
 
@@ -279,7 +340,7 @@ Test(check_pipe, sparse_chunk_reaches_the_sink)
 Test(check_pipe, empty_pipe_finishes)
 {
 	struct seen got = {0};
-	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol};
+	struct cpipe_sink sink = {&got, s_events, s_commit, s_op, s_viol, NULL};
 	struct cpipe *p = cpipe_start(&sink, 10);
 
 	cr_assert(p);
@@ -297,7 +358,7 @@ Test(check_pipe, two_pipes_at_once)
 	uint64_t nev[2] = {0, 0};
 
 	for (int k = 0; k < 2; k++) {
-		struct cpipe_sink sink = {&got[k], s_events, s_commit, s_op, s_viol};
+		struct cpipe_sink sink = {&got[k], s_events, s_commit, s_op, s_viol, NULL};
 
 		p[k] = cpipe_start(&sink, 5000);
 		cr_assert(p[k]);
