@@ -18,6 +18,9 @@
  * running together. The producer never reads a record again: it composes
  * each one and copies it into the chunk past its caches (stream.h),
  * fencing those copies and the history's before it publishes a chunk.
+ * The helper reads a few records ahead of the one it delivers and passes
+ * the sink an optional hint of the strand and block each will touch
+ * (`warm`), so that the TSO pass's map misses overlap earlier work.
  */
 #include "check-pipe-internal.h"
 
