@@ -106,6 +106,12 @@ struct tso_pool {
 	size_t esz, n, cap, free;
 };
 
+/* Record `idx` of pool `p`. */
+static inline void *tso_pool_at(const struct tso_pool *p, size_t idx)
+{
+	return p->a + idx * p->esz;
+}
+
 /* A block's facts as seen by a load: byte i's are latest[i & m] and
  * first[i & m] (m = 0 for a uniform block, 7 for a wide one), or for a
  * narrow record `r` its offsets from `base`, decoded per byte used. */
@@ -443,8 +449,7 @@ static inline bool tso_own_settled(const struct tso_own *e, uint64_t f_ll)
 static inline struct tso_own_bytes *tso_own_bytes(const struct msr_tso *t,
 						  const struct tso_own *e)
 {
-	return (struct tso_own_bytes *)(void *)(t->ownx.a +
-						(e->wide - 1) * t->ownx.esz);
+	return tso_pool_at(&t->ownx, e->wide - 1);
 }
 
 /* The sseq of own-store entry e's store to byte i (0 = none). */
@@ -500,7 +505,7 @@ static inline struct tso_srec *tso_srec_get(struct tso_strand *s,
 static inline struct tso_nbytes *tso_narrow_rec(const struct msr_tso *t,
 						size_t idx)
 {
-	return (struct tso_nbytes *)(void *)(t->narrow.a + idx * t->narrow.esz);
+	return tso_pool_at(&t->narrow, idx);
 }
 
 /* The commit with number `co` while it is in the ring, else NULL. */

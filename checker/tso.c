@@ -219,7 +219,7 @@ static void block_get(const struct msr_tso *t, const struct tso_block *b,
 		return;
 	}
 	if (b->first & TSO_BLK_WIDE) {
-		memcpy(w, t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz,
+		memcpy(w, tso_pool_at(&t->wide, b->first & ~TSO_BLK_WIDE),
 		       sizeof(*w));
 		return;
 	}
@@ -291,7 +291,7 @@ static bool block_set(struct msr_tso *t, struct tso_block *b,
 		if (mixed)
 			tso_pool_put(&t->narrow, b->first);
 	}
-	memcpy(t->wide.a + idx * t->wide.esz, w, sizeof(*w));
+	memcpy(tso_pool_at(&t->wide, idx), w, sizeof(*w));
 	b->latest = TSO_BLK_MIXED;
 	b->first = idx | TSO_BLK_WIDE;
 	return true;

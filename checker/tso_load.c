@@ -32,8 +32,8 @@ static const struct tso_bview *bview_get(struct msr_tso *t, uint64_t pa8,
 		return v;
 	}
 	if (b->first & TSO_BLK_WIDE) {
-		const struct tso_bytes *w = (const struct tso_bytes *)(const void *)
-			(t->wide.a + (b->first & ~TSO_BLK_WIDE) * t->wide.esz);
+		const struct tso_bytes *w =
+			tso_pool_at(&t->wide, b->first & ~TSO_BLK_WIDE);
 
 		v->latest = w->latest;
 		v->first = w->first;

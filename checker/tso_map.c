@@ -74,7 +74,7 @@ size_t tso_pool_get(struct tso_pool *p)
 
 	if (p->free) {
 		idx = p->free - 1;
-		memcpy(&p->free, p->a + idx * p->esz, sizeof(p->free));
+		memcpy(&p->free, tso_pool_at(p, idx), sizeof(p->free));
 		return idx;
 	}
 	if (p->n == p->cap) {
@@ -92,7 +92,7 @@ size_t tso_pool_get(struct tso_pool *p)
 
 void tso_pool_put(struct tso_pool *p, size_t idx)
 {
-	memcpy(p->a + idx * p->esz, &p->free, sizeof(p->free));
+	memcpy(tso_pool_at(p, idx), &p->free, sizeof(p->free));
 	p->free = idx + 1;
 }
 
