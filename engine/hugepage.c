@@ -93,8 +93,16 @@ void *msr_hugepage_grow(void *old, size_t old_bytes, size_t new_bytes)
 	size_t n = hugepage_round(new_bytes);
 	void *p;
 
-	if (new_bytes < MSR_HUGEPAGE_MIN)
-		return realloc(old, new_bytes);
+	if (new_bytes < MSR_HUGEPAGE_MIN) {
+		/* realloc would align to 16 bytes only */
+		p = aligned_alloc(64, new_bytes ? round_up(new_bytes, 64) : 64);
+		if (p && old)
+			memcpy(p, old,
+			       old_bytes < new_bytes ? old_bytes : new_bytes);
+		if (p)
+			free(old);
+		return p;
+	}
 	if (old && old_bytes >= MSR_HUGEPAGE_MIN) {
 		size_t o = hugepage_round(old_bytes);
 

@@ -53,7 +53,8 @@ void *msr_hugepage_zalloc(size_t bytes);
 /*
  * Grow a table that only grows (a pool) from old_bytes to new_bytes,
  * keeping its contents, as realloc does: NULL when memory is short, with
- * the old table still valid. Under MSR_HUGEPAGE_MIN bytes it is malloc's;
+ * the old table still valid. Under MSR_HUGEPAGE_MIN bytes it is malloc's,
+ * aligned to a cache line (a pool of line-sized records keeps each in one);
  * from there on a mapping of its own on whole huge pages, which moves as
  * it grows (mremap) to a new 2 MiB boundary, so that its huge pages move
  * whole, neither copied nor touched again (glibc's realloc moves a large

@@ -5,7 +5,7 @@
  * large ones lie on whole huge pages; cleared ones read as zeros even where
  * the allocator had dirty memory at hand, and large ones are not touched
  * until written; a growing table keeps its contents from malloc's memory
- * to a mapping of its own and beyond.
+ * (line-aligned) to a mapping of its own and beyond.
  */
 #include <criterion/criterion.h>
 
@@ -258,6 +258,9 @@ Test(hugepage, a_growing_table_keeps_its_contents_across_the_threshold)
 		if (n >= MSR_HUGEPAGE_MIN)
 			cr_expect_eq((uintptr_t)q % huge, 0,
 				     "a %zu-byte table is not 2 MiB-aligned", n);
+		else
+			cr_expect_eq((uintptr_t)q % 64, 0,
+				     "a %zu-byte table is not line-aligned", n);
 		fill(q, n); /* the whole new size is writable */
 		p = q;
 		have = n;
