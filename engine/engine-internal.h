@@ -21,14 +21,18 @@
 #include <string.h>
 
 #define MSR_IO_BIT (1ULL << 39)
-/* The memory image is a map of 4 KiB pages, each allocated in 512-byte
- * chunks as they are first touched: a trace that touches one word per page
- * (a TLB test) costs about 0.9 KiB per page instead of 6.5 */
+/* The memory image is a map of 4 KiB pages, each allocated in 64-byte
+ * chunks as they are first touched, so that a trace that touches one word
+ * per page (a TLB test) costs about 0.8 KiB a page, until a quarter of its
+ * chunks are: the page then turns dense, all its chunks in one run that
+ * the page map names directly (no per-chunk index to miss on). The chunk
+ * cache covers 64 KiB of addresses, a whole footprint of that size. */
 #define MSR_PAGE_SHIFT 12
-#define MSR_CHUNK_SHIFT 9
+#define MSR_CHUNK_SHIFT 6
 #define MSR_CHUNK_SIZE (1u << MSR_CHUNK_SHIFT)
 #define MSR_PAGE_CHUNKS (1u << (MSR_PAGE_SHIFT - MSR_CHUNK_SHIFT))
-#define MSR_CHUNK_CACHE 256 /* power of two */
+#define MSR_CHUNK_CACHE 1024 /* power of two */
+#define MSR_PAGE_DENSE_AT (MSR_PAGE_CHUNKS / 4)
 #define MSR_L1_LINE_MAX 64
 #define MSR_FILLS 16
 #define MSR_FILL_SLOTS 64
@@ -214,17 +218,33 @@ struct l1_piece {
 	uint8_t data[8];
 };
 
-/* 512 bytes of the image. */
+/* One 8-byte block of the image with its sources, in one cache line: a
+ * read or write of the block waits on that line alone, not on a chain of
+ * records. A zeroed cell is an untouched block (unknown bytes, every one
+ * with the initial source). */
+struct cell {
+	_Alignas(64) struct blk b;
+	uint8_t data[8];
+	uint8_t known; /* bit 7 = byte 0 */
+};
+_Static_assert(sizeof(struct cell) == 64, "a cell is one cache line");
+
+/* MSR_CHUNK_SIZE bytes of the image. */
 struct chunk {
-	uint8_t data[MSR_CHUNK_SIZE];
-	uint8_t known[MSR_CHUNK_SIZE / 8]; /* bit i%8 of byte i/8 */
-	uint32_t blk[MSR_CHUNK_SIZE / 8];  /* struct blk pool index + 1, 0 = none */
+	struct cell cell[MSR_CHUNK_SIZE / 8];
 };
 
-/* A 4 KiB page of the image: its chunks, pool index + 1, 0 = untouched. */
+/* A sparse 4 KiB page of the image: its chunks, pool index + 1, 0 =
+ * untouched, and how many it has. */
 struct page {
 	uint32_t chunk[MSR_PAGE_CHUNKS];
+	uint32_t nchunks;
 };
+
+/* In a pages_map value: the page is dense, and the rest of the value is
+ * the chunks index of its first chunk (of MSR_PAGE_CHUNKS in a run), not
+ * a struct page's. */
+#define MSR_PAGE_DENSE 0x80000000u
 
 /* A commit in a `pend` list (struct msr_engine). */
 struct pend_node {
@@ -263,16 +283,17 @@ struct msr_engine {
 	struct msr_map pend;
 	struct msr_pool pend_nodes;
 
-	struct msr_map pages_map;  /* page number -> pool index */
+	struct msr_map pages_map;  /* page number -> pages index, or
+				    * MSR_PAGE_DENSE | chunks index */
 	struct msr_pool pages;
-	struct msr_pool chunks;    /* indexed from struct page.chunk */
+	struct msr_pool chunks;    /* indexed from struct page.chunk and
+				    * dense pages' pages_map values */
 	/* direct-mapped cache of chunk lookups (slot cn % MSR_CHUNK_CACHE):
 	 * loads and stores interleave chunks, one entry missed half the time */
 	struct chunk_slot {
 		uint64_t cn;
 		uint32_t idx;      /* chunks index; cn UINT64_MAX = empty */
 	} chunk_cache[MSR_CHUNK_CACHE];
-	struct msr_pool blks;      /* indexed from struct chunk.blk */
 	struct msr_pool mixed;     /* per-byte sources of mixed blocks */
 	struct msr_map l1_map;     /* core << 48 | line -> pool index, with
 				    * L1_HAS_MIXED once a piece got a mixed
@@ -359,18 +380,15 @@ static inline struct chunk *msr_mem_chunk(struct msr_engine *e, uint64_t pa,
 	return msr_mem_chunk_lookup(e, cn, create);
 }
 
-/* Ask for the image lines a later read or write of pa will wait on first
- * (its bytes, known bits and block index), when its chunk exists. */
+/* Ask for the image line a later read or write of pa will wait on first
+ * (its block's cell), when its chunk exists. */
 static inline void msr_mem_prefetch(struct msr_engine *e, uint64_t pa)
 {
 	struct chunk *c = msr_mem_chunk(e, pa, false);
 	unsigned off = (unsigned)(pa & (MSR_CHUNK_SIZE - 1));
 
-	if (c) {
-		__builtin_prefetch(c->data + off, 1);
-		__builtin_prefetch(&c->known[off / 8], 0);
-		__builtin_prefetch(&c->blk[off / 8], 1);
-	}
+	if (c)
+		__builtin_prefetch(&c->cell[off / 8], 1);
 }
 
 /* The per-byte sources of a record kept as `one`, `two`, `zmask` and `m2`
@@ -438,7 +456,7 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 				struct msr_src src[8])
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, false);
-	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
+	const struct cell *c;
 
 	if (!p) {
 		memset(data, 0, 8);
@@ -446,13 +464,10 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 		memset(src, 0, 8 * sizeof(*src));
 		return;
 	}
-	memcpy(data, p->data + off, 8);
-	/* 8-aligned blocks own exactly one byte of the known bitmap */
-	*known = p->known[off / 8];
-	if (p->blk[off / 8])
-		msr_blk_src(e, msr_pool_at(&e->blks, p->blk[off / 8] - 1), src);
-	else
-		memset(src, 0, 8 * sizeof(*src));
+	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	memcpy(data, c->data, 8);
+	*known = c->known;
+	msr_blk_src(e, &c->b, src);
 }
 /* msr_mem_read keeping the sources compact: returns false with src[0],
  * src[1] (when *m2), *zmask and *m2 as in struct blk, or true with all 8 in
@@ -463,26 +478,21 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 				  uint8_t *m2)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, false);
-	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
-	const struct blk *b;
+	const struct cell *c;
 
-	*zmask = 0;
-	*m2 = 0;
 	if (!p) {
+		*zmask = 0;
+		*m2 = 0;
 		memset(data, 0, 8);
 		*known = 0;
 		memset(src, 0, sizeof(*src));
 		return false;
 	}
-	memcpy(data, p->data + off, 8);
-	*known = p->known[off / 8];
-	if (!p->blk[off / 8]) {
-		memset(src, 0, sizeof(*src));
-		return false;
-	}
-	b = msr_pool_at(&e->blks, p->blk[off / 8] - 1);
-	return msr_src_copy_c(e, &b->one, &b->two, b->zmask, b->m2, b->mixed,
-			      src, zmask, m2);
+	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	memcpy(data, c->data, 8);
+	*known = c->known;
+	return msr_src_copy_c(e, &c->b.one, &c->b.two, c->b.zmask, c->b.m2,
+			      c->b.mixed, src, zmask, m2);
 }
 /* The source of byte i of a load entry's block. */
 static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,

@@ -1,6 +1,6 @@
 /*
- * memory.c - the sparse memory image (4 KiB pages of 512-byte chunks with
- * known-byte masks),
+ * memory.c - the sparse memory image (4 KiB pages of 64-byte chunks, each
+ * block's bytes, known bits and sources in one cache line),
  * the per-block byte sources, the per-core L1 pieces, the bounded commit
  * history, and the initial-image loader (trace-format.md section 4).
  *
@@ -21,7 +21,6 @@ int msr_mem_init(struct msr_engine *e)
 {
 	msr_pool_init(&e->pages, sizeof(struct page));
 	msr_pool_init(&e->chunks, sizeof(struct chunk));
-	msr_pool_init(&e->blks, sizeof(struct blk));
 	msr_pool_init(&e->mixed, 8 * sizeof(struct msr_src));
 	/* an element holds the pieces of one L1 line: lines come and go whole */
 	msr_pool_init(&e->l1, sizeof(struct l1_piece) * (e->line / 8));
@@ -44,79 +43,102 @@ void msr_mem_release(struct msr_engine *e)
 	msr_omap_release(&e->dma_map);
 	msr_pool_release(&e->pages);
 	msr_pool_release(&e->chunks);
-	msr_pool_release(&e->blks);
 	msr_pool_release(&e->mixed);
 	msr_pool_release(&e->l1);
 	msr_hugepage_release(e->hist, MSR_COMMIT_HISTORY * sizeof(*e->hist));
 	e->hist = NULL;
 }
 
-/* The element of `pool` that `*slot` names (pool index + 1, 0 = none),
- * allocated zeroed into it when absent and asked; NULL when absent or out
- * of memory. `slot` must not lie in `pool`, which may move as it grows. */
-static inline void *pooled(struct msr_engine *e, struct msr_pool *pool,
-			   uint32_t *slot, bool create)
+/* Remember chunk cn at index idx in the chunk cache. */
+static inline void chunk_cache_put(struct msr_engine *e, uint64_t cn,
+				   uint32_t idx)
 {
-	uint32_t idx;
+	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].cn = cn;
+	e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].idx = idx;
+}
 
-	if (*slot)
-		return msr_pool_at(pool, *slot - 1);
-	if (!create)
-		return NULL;
-	idx = msr_pool_alloc(pool);
-	if (idx == UINT32_MAX) {
-		e->nomem = 1;
-		return NULL;
+/* Turn sparse page pn (its pages_map value *v) dense: its chunks move into
+ * one run, where the untouched ones are zeroed cells, and its record is
+ * freed. False (nothing changed) when out of memory. It moves chunks: no
+ * chunk or block pointer survives it, as none survives the pool's growth. */
+static bool page_make_dense(struct msr_engine *e, uint64_t pn, uint32_t *v)
+{
+	uint32_t run = msr_pool_alloc_run(&e->chunks, MSR_PAGE_CHUNKS);
+	struct page *pg = msr_pool_at(&e->pages, *v);
+
+	if (run == UINT32_MAX || (run & MSR_PAGE_DENSE))
+		return false;
+	for (unsigned i = 0; i < MSR_PAGE_CHUNKS; i++) {
+		uint64_t cn = pn * MSR_PAGE_CHUNKS + i;
+		struct chunk_slot *c = &e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)];
+
+		if (!pg->chunk[i])
+			continue;
+		memcpy(msr_pool_at(&e->chunks, run + i),
+		       msr_pool_at(&e->chunks, pg->chunk[i] - 1),
+		       sizeof(struct chunk));
+		msr_pool_free(&e->chunks, pg->chunk[i] - 1);
+		if (c->cn == cn)
+			c->idx = run + i;
 	}
-	*slot = idx + 1;
-	return msr_pool_at(pool, idx);
+	msr_pool_free(&e->pages, *v);
+	*v = MSR_PAGE_DENSE | run;
+	return true;
 }
 
 struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 				   bool create)
 {
 	uint64_t pn = cn >> (MSR_PAGE_SHIFT - MSR_CHUNK_SHIFT);
+	unsigned i = (unsigned)(cn & (MSR_PAGE_CHUNKS - 1));
 	uint32_t *v = msr_map_get(&e->pages_map, pn);
 	struct page *pg;
-	uint32_t *slot, idx;
-	struct chunk *c;
+	uint32_t idx;
 
-	if (v) {
-		idx = *v;
-	} else {
+	if (v && (*v & MSR_PAGE_DENSE)) {
+		idx = (*v & ~MSR_PAGE_DENSE) + i;
+		chunk_cache_put(e, cn, idx);
+		return msr_pool_at(&e->chunks, idx);
+	}
+	if (!v) {
 		if (!create)
 			return NULL;
 		idx = msr_pool_alloc(&e->pages);
+		/* an index with the dense bit (2^31 pages) is out of memory */
+		if (idx != UINT32_MAX && (idx & MSR_PAGE_DENSE)) {
+			msr_pool_free(&e->pages, idx);
+			idx = UINT32_MAX;
+		}
 		if (idx == UINT32_MAX || msr_map_put(&e->pages_map, pn, idx) < 0) {
 			e->nomem = 1;
 			return NULL;
 		}
+		v = msr_map_get(&e->pages_map, pn);
 	}
-	pg = msr_pool_at(&e->pages, idx);
-	slot = &pg->chunk[cn & (MSR_PAGE_CHUNKS - 1)];
-	c = pooled(e, &e->chunks, slot, create);
-	if (c) {
-		e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].cn = cn;
-		e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)].idx = *slot - 1;
+	pg = msr_pool_at(&e->pages, *v);
+	if (!pg->chunk[i]) {
+		if (!create)
+			return NULL;
+		if (pg->nchunks + 1 >= MSR_PAGE_DENSE_AT &&
+		    page_make_dense(e, pn, v))
+			return msr_mem_chunk_lookup(e, cn, false);
+		idx = msr_pool_alloc(&e->chunks);
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			return NULL;
+		}
+		pg->chunk[i] = idx + 1;
+		pg->nchunks++;
 	}
-	return c;
-}
-
-/* The block record of slot `slot` of chunk p (created when asked). */
-static inline struct blk *chunk_blk(struct msr_engine *e, struct chunk *p,
-				    unsigned slot, bool create)
-{
-	return pooled(e, &e->blks, &p->blk[slot], create);
+	chunk_cache_put(e, cn, pg->chunk[i] - 1);
+	return msr_pool_at(&e->chunks, pg->chunk[i] - 1);
 }
 
 struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, create);
 
-	if (!p)
-		return NULL;
-	return chunk_blk(e, p, (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1)) / 8,
-			create);
+	return p ? &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8].b : NULL;
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
@@ -124,18 +146,18 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 			  uint8_t *zmask, uint8_t *m2)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, true);
-	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
-	struct blk *b = p ? chunk_blk(e, p, off / 8, true) : NULL;
+	struct cell *c;
 
-	if (!b) {
+	if (!p) {
 		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask, m2);
 		return NULL;
 	}
-	memcpy(data, p->data + off, 8);
-	*known = p->known[off / 8];
-	*per_byte = msr_src_copy_c(e, &b->one, &b->two, b->zmask, b->m2,
-				   b->mixed, src, zmask, m2);
-	return b;
+	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	memcpy(data, c->data, 8);
+	*known = c->known;
+	*per_byte = msr_src_copy_c(e, &c->b.one, &c->b.two, c->b.zmask,
+				   c->b.m2, c->b.mixed, src, zmask, m2);
+	return &c->b;
 }
 
 static inline bool src_eq(const struct msr_src *a, const struct msr_src *b)
@@ -285,51 +307,45 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {
 	struct chunk *p;
-	struct blk *b = NULL;
-	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
+	struct cell *c;
 
 	if (!mask)
 		return;
 	p = msr_mem_chunk(e, pa8, true);
 	if (!p)
 		return;
-	/* no block record means "initial value" for all its bytes: initial
-	 * images and slams of fresh memory need none */
-	b = chunk_blk(e, p, off / 8, s->kind != MSR_RF_INIT);
-	if (!b && s->kind != MSR_RF_INIT)
-		return;
-	p->known[off / 8] |= mask;
+	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	c->known |= mask;
 	if (mask == 0xff) {
-		memcpy(p->data + off, data, 8);
-		if (b)
-			blk_set_all(e, b, s);
+		memcpy(c->data, data, 8);
+		blk_set_all(e, &c->b, s);
 		return;
 	}
 	for (unsigned m = mask; m; m &= m - 1) {
 		/* bit 7 = byte 0 */
 		unsigned i = 7 - (unsigned)__builtin_ctz(m);
 
-		p->data[off + i] = data[i];
+		c->data[i] = data[i];
 	}
-	if (b)
-		blk_set_some(e, b, mask, s);
+	blk_set_some(e, &c->b, mask, s);
 }
 
 void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, true);
-	unsigned off = (unsigned)(pa8 & (MSR_CHUNK_SIZE - 1));
+	struct cell *c;
 
 	if (!p)
 		return;
+	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
 	for (unsigned i = 0; i < 8; i++) {
 		uint8_t bit = (uint8_t)(0x80u >> i);
 
-		if (!(mask & bit) || (p->known[off / 8] & bit))
+		if (!(mask & bit) || (c->known & bit))
 			continue;
-		p->data[off + i] = data[i];
-		p->known[off / 8] |= bit;
+		c->data[i] = data[i];
+		c->known |= bit;
 		e->st.learned_bytes++;
 	}
 }

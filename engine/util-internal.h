@@ -349,6 +349,9 @@ void msr_pool_release(struct msr_pool *p);
 uint32_t msr_pool_alloc(struct msr_pool *p);
 /* The same, not cleared: for callers that set the whole element. */
 uint32_t msr_pool_alloc_raw(struct msr_pool *p);
+/* n zeroed elements at consecutive indexes (past the high-water mark,
+ * never from the free list): the first's index, or UINT32_MAX. */
+uint32_t msr_pool_alloc_run(struct msr_pool *p, uint32_t n);
 void msr_pool_free(struct msr_pool *p, uint32_t idx);
 
 static inline void *msr_pool_at(const struct msr_pool *p, uint32_t idx)

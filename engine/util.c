@@ -265,6 +265,30 @@ uint32_t msr_pool_alloc(struct msr_pool *p)
 	return idx;
 }
 
+/* Room for n more elements past the high-water mark; false when short. */
+static bool pool_reserve(struct msr_pool *p, uint32_t n)
+{
+	uint32_t ncap = p->cap ? p->cap : 64;
+	unsigned char *nb;
+
+	if (n > UINT32_MAX - p->used)
+		return false;
+	if (p->used + n <= p->cap)
+		return true;
+	while (ncap < p->used + n) {
+		if (ncap > UINT32_MAX / 2)
+			return false;
+		ncap *= 2;
+	}
+	nb = msr_hugepage_grow(p->buf, (size_t)p->cap * p->esz,
+			       (size_t)ncap * p->esz);
+	if (!nb)
+		return false;
+	p->buf = nb;
+	p->cap = ncap;
+	return true;
+}
+
 uint32_t msr_pool_alloc_raw(struct msr_pool *p)
 {
 	uint32_t idx;
@@ -272,22 +296,22 @@ uint32_t msr_pool_alloc_raw(struct msr_pool *p)
 	if (p->free_head != UINT32_MAX) {
 		idx = p->free_head;
 		memcpy(&p->free_head, msr_pool_at(p, idx), sizeof(uint32_t));
-	} else {
-		if (p->used == p->cap) {
-			uint32_t ncap = p->cap ? p->cap * 2 : 64;
-			unsigned char *nb;
-
-			if (ncap < p->cap)
-				return UINT32_MAX;
-			nb = msr_hugepage_grow(p->buf, (size_t)p->cap * p->esz,
-					       (size_t)ncap * p->esz);
-			if (!nb)
-				return UINT32_MAX;
-			p->buf = nb;
-			p->cap = ncap;
-		}
-		idx = p->used++;
+		return idx;
 	}
+	if (!pool_reserve(p, 1))
+		return UINT32_MAX;
+	return p->used++;
+}
+
+uint32_t msr_pool_alloc_run(struct msr_pool *p, uint32_t n)
+{
+	uint32_t idx;
+
+	if (!n || !pool_reserve(p, n))
+		return UINT32_MAX;
+	idx = p->used;
+	p->used += n;
+	memset(msr_pool_at(p, idx), 0, (size_t)n * p->esz);
 	return idx;
 }
 

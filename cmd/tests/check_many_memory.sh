@@ -2,7 +2,7 @@
 # The automatic memory limit under check -j (TAP): the replays running at
 # once hold it together. Run inside a memory cgroup of 512 MiB (automatic
 # limit 384 MiB, an even share of -j2 192 MiB), a replay that needs about
-# 235 MiB (300 to 325 with AddressSanitizer) finishes beside a small one,
+# 265 MiB (about 320 with AddressSanitizer) finishes beside a small one,
 # as it does alone; two of them are over the limit together, and one stops
 # with a message before the kernel's OOM killer ends either. Needs a
 # memory cgroup (v1 or v2) this user may create; skipped otherwise.
@@ -55,8 +55,8 @@ expect_rc() { # description expected-rc command...
 
 cp "$ENG/clean_load_store.trace" clean.trace
 cp "$ENG/clean_load_store.steps" clean.steps
-# 245,000 MEM_SLAMs a page apart: about 235 MiB resident
-spray_trace 245000 spray.bin
+# 320,000 MEM_SLAMs a page apart: about 265 MiB resident
+spray_trace 320000 spray.bin
 zstd -q spray.bin -o spray.trace.zst
 
 expect_rc "alone: the large replay fits the automatic limit" 0 \

@@ -270,42 +270,140 @@ Test(memory, dropped_lines_return_their_mixed_records_once)
 	t_free(t);
 }
 
-/* The image allocates a page's 512-byte chunks only as they are touched,
- * and every byte reads back through the chunk cache and past it: blocks
- * spread over 64 pages, two chunks of each, over twice as many chunk
- * numbers as the cache has slots, written twice over in a scrambled order. */
+/* The image allocates a page's chunks only as they are touched, and every
+ * byte reads back through the chunk cache and past it: blocks spread over
+ * 64 pages, two chunks of each (4 blocks of each chunk), over more chunk
+ * numbers than the cache has slots, written twice over in a scrambled
+ * order. */
+#define SPARSE_BLOCKS (64 * 2 * 4)
+static uint64_t sparse_block(unsigned i)
+{
+	return 0x100000 + (uint64_t)(i / 8) * 4096 +
+	       (i / 4 % 2) * 5 * MSR_CHUNK_SIZE + (i % 4) * (MSR_CHUNK_SIZE / 4);
+}
+
 Test(memory, sparse_chunks_hold_every_byte)
 {
 	struct tctx *t = t_new(true);
 	struct msr_src s = {.co = 7, .sseq = 9, .strand = 3, .kind = MSR_RF_COMMIT};
 
+	cr_assert_gt(64 * MSR_PAGE_CHUNKS, MSR_CHUNK_CACHE,
+		     "the blocks' chunk numbers outnumber the cache's slots");
 	for (unsigned round = 0; round < 2; round++)
-		for (unsigned n = 0; n < 64 * 2 * 8; n++) {
-			unsigned i = (unsigned)((n * 389u + round * 17u) % (64 * 2 * 8));
-			uint64_t pa8 = 0x100000 + (uint64_t)(i / 16) * 4096 +
-				       (i / 8 % 2) * 2560 + (i % 8) * 64;
+		for (unsigned n = 0; n < SPARSE_BLOCKS; n++) {
+			unsigned i = (n * 389u + round * 17u) % SPARSE_BLOCKS;
+			uint64_t pa8 = sparse_block(i);
 			uint8_t d[8];
 
 			for (unsigned k = 0; k < 8; k++)
-				d[k] = (uint8_t)(pa8 >> 6) + (uint8_t)k + (uint8_t)round;
+				d[k] = (uint8_t)(pa8 >> 3) + (uint8_t)k + (uint8_t)round;
 			msr_mem_write(t->e, pa8, d, round ? 0x0f : 0xf0, &s);
 		}
 	cr_assert_eq(t->e->pages.used, 64, "one page record per touched page");
 	cr_assert_eq(t->e->chunks.used, 128, "two chunks of each page, no more");
-	for (unsigned i = 0; i < 64 * 2 * 8; i++) {
-		uint64_t pa8 = 0x100000 + (uint64_t)(i / 16) * 4096 + (i / 8 % 2) * 2560 +
-			       (i % 8) * 64;
+	for (unsigned i = 0; i < SPARSE_BLOCKS; i++) {
+		uint64_t pa8 = sparse_block(i);
 		uint8_t data[8], known;
 		struct msr_src got[8];
 
 		msr_mem_read(t->e, pa8, data, &known, got);
 		cr_assert_eq(known, 0xff, "block %#llx", (unsigned long long)pa8);
 		for (unsigned k = 0; k < 8; k++)
-			cr_assert_eq(data[k], (uint8_t)((uint8_t)(pa8 >> 6) + k + (k >= 4)),
+			cr_assert_eq(data[k], (uint8_t)((uint8_t)(pa8 >> 3) + k + (k >= 4)),
 				     "block %#llx byte %u", (unsigned long long)pa8, k);
 		msr_mem_read(t->e, pa8 + 8, data, &known, got);
 		cr_assert_eq(known, 0, "an untouched block of a touched chunk");
 	}
+	t_free(t);
+}
+
+/* A pool hands out runs of consecutive, zeroed elements past its
+ * high-water mark, growing as it must, and keeps the elements it holds. */
+Test(memory, pool_runs_are_consecutive_and_zeroed)
+{
+	struct msr_pool p;
+	uint32_t a, b, run;
+
+	msr_pool_init(&p, 24);
+	a = msr_pool_alloc(&p);
+	b = msr_pool_alloc(&p);
+	memset(msr_pool_at(&p, a), 0xa5, 24);
+	memset(msr_pool_at(&p, b), 0x5a, 24);
+	msr_pool_free(&p, a);
+	run = msr_pool_alloc_run(&p, 1000);
+	cr_assert_eq(run, 2, "past the high-water mark, not from the free list");
+	cr_assert_eq(p.used, 1002);
+	for (uint32_t i = 0; i < 1000; i++) {
+		const unsigned char *e = msr_pool_at(&p, run + i);
+
+		for (unsigned k = 0; k < 24; k++)
+			cr_assert_eq(e[k], 0, "element %u byte %u", i, k);
+		memset(msr_pool_at(&p, run + i), (int)(i & 0xff), 24);
+	}
+	cr_assert_eq(*(unsigned char *)msr_pool_at(&p, b), 0x5a, "kept");
+	cr_assert_eq(msr_pool_alloc(&p), a, "the free list is still used");
+	cr_assert_eq(msr_pool_alloc_run(&p, 0), UINT32_MAX);
+	cr_assert_eq(msr_pool_alloc_run(&p, UINT32_MAX), UINT32_MAX,
+		     "a run larger than any pool fails, without harm");
+	cr_assert_eq(*(unsigned char *)msr_pool_at(&p, run + 999), 999 & 0xff);
+	msr_pool_release(&p);
+}
+
+/* A page turns dense once a quarter of its chunks are touched: its chunks
+ * move into one run, and every byte reads back the same, through the
+ * chunk cache and past it, before and after. */
+Test(memory, a_page_turns_dense_and_keeps_every_byte)
+{
+	struct tctx *t = t_new(true);
+	struct msr_src s = {.co = 5, .sseq = 6, .strand = 2, .kind = MSR_RF_COMMIT};
+	const uint64_t base = 0x340000;
+	uint8_t data[8], known;
+	struct msr_src got[8];
+
+	/* chunks in a scrambled order, one block each, the last one the
+	 * quarter that turns the page dense */
+	for (unsigned n = 0; n < MSR_PAGE_DENSE_AT; n++) {
+		unsigned c = (n * 37u + 5u) % MSR_PAGE_CHUNKS;
+		uint64_t pa8 = base + c * MSR_CHUNK_SIZE + 8 * (c % (MSR_CHUNK_SIZE / 8));
+		uint8_t d[8];
+
+		for (unsigned k = 0; k < 8; k++)
+			d[k] = (uint8_t)(c * 8 + k);
+		msr_mem_write(t->e, pa8, d, n % 2 ? 0xff : 0x3c, &s);
+		if (n + 1 < MSR_PAGE_DENSE_AT)
+			cr_assert_eq(t->e->chunks.used, n + 1, "sparse: one chunk each");
+	}
+	cr_assert_eq(t->e->chunks.used, (MSR_PAGE_DENSE_AT - 1) + MSR_PAGE_CHUNKS,
+		     "dense: one run of the page's chunks");
+	/* the chunks it left are reused */
+	msr_mem_write(t->e, 0x900000, data, 0xff, &s);
+	cr_assert_eq(t->e->chunks.used, (MSR_PAGE_DENSE_AT - 1) + MSR_PAGE_CHUNKS);
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned n = 0; n < MSR_PAGE_DENSE_AT; n++) {
+			unsigned c = (n * 37u + 5u) % MSR_PAGE_CHUNKS;
+			uint64_t pa8 = base + c * MSR_CHUNK_SIZE +
+				       8 * (c % (MSR_CHUNK_SIZE / 8));
+			uint8_t want = n % 2 ? 0xff : 0x3c;
+
+			msr_mem_read(t->e, pa8, data, &known, got);
+			cr_assert_eq(known, want, "round %u chunk %u", round, c);
+			for (unsigned k = 0; k < 8; k++)
+				if (want & (0x80u >> k))
+					cr_assert_eq(data[k], (uint8_t)(c * 8 + k),
+						     "chunk %u byte %u", c, k);
+			cr_assert_eq(got[2].co, 5, "chunk %u: its source kept", c);
+		}
+		/* a chunk in every slot of the cache: the next round's reads
+		 * go past it */
+		for (unsigned c = 0; c < MSR_CHUNK_CACHE; c++)
+			msr_mem_write(t->e, 0x4000000 + (uint64_t)c * MSR_CHUNK_SIZE,
+				      data, 0x01, &s);
+	}
+	/* an untouched chunk of the dense page: unknown, initial source */
+	msr_mem_read(t->e, base + MSR_CHUNK_SIZE * (MSR_PAGE_CHUNKS - 1) + 8, data,
+		     &known, got);
+	cr_assert_eq(known, 0);
+	cr_assert_eq(got[0].kind, MSR_RF_INIT);
 	t_free(t);
 }
 
@@ -331,9 +429,11 @@ Test(memory, issues_touch_no_image)
 	cr_assert_eq(t->e->l1_map.count, 0, "no L1 line for an issue");
 	/* a touched page: issues to its other chunks create none either */
 	msr_mem_write(t->e, 0x800000, d, 0xff, &s);
-	for (unsigned c = 0; c < 8; c++) {
-		ld_issue(t, 1, 0x800000 + c * 512 + 8, 3, MSR_IT_LOAD, 300);
-		st_issue(t, 2, 0x800000 + c * 512 + 16, 7, 0xff, MSR_IT_STORE, 300);
+	for (unsigned c = 0; c < MSR_PAGE_CHUNKS; c++) {
+		ld_issue(t, 1, 0x800000 + c * MSR_CHUNK_SIZE + 8, 3, MSR_IT_LOAD,
+			 300);
+		st_issue(t, 2, 0x800000 + c * MSR_CHUNK_SIZE + 16, 7, 0xff,
+			 MSR_IT_STORE, 300);
 	}
 	cr_assert_eq(t->e->pages.used, 1);
 	cr_assert_eq(t->e->chunks.used, 1, "only the written chunk");
