@@ -28,9 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Events between two looks at the resident size: a replay that touches a
- * fresh 512-byte chunk of memory with every event grows by about 16 MiB
- * in between. */
+/* Events between two looks at the resident size: a replay that turns a
+ * fresh page of the memory image dense (32 KiB) every 16 events grows by
+ * about 32 MiB in between. */
 #define MGUARD_EVERY ((uint64_t)1 << 14)
 
 /* The resident sizes of the replays running at once, one seat each, in a
