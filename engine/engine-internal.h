@@ -380,15 +380,20 @@ static inline struct chunk *msr_mem_chunk(struct msr_engine *e, uint64_t pa,
 	return msr_mem_chunk_lookup(e, cn, create);
 }
 
+/* The cell of the block holding pa in its chunk p. */
+static inline struct cell *msr_chunk_cell(struct chunk *p, uint64_t pa)
+{
+	return &p->cell[(pa & (MSR_CHUNK_SIZE - 1)) / 8];
+}
+
 /* Ask for the image line a later read or write of pa will wait on first
  * (its block's cell), when its chunk exists. */
 static inline void msr_mem_prefetch(struct msr_engine *e, uint64_t pa)
 {
 	struct chunk *c = msr_mem_chunk(e, pa, false);
-	unsigned off = (unsigned)(pa & (MSR_CHUNK_SIZE - 1));
 
 	if (c)
-		__builtin_prefetch(&c->cell[off / 8], 1);
+		__builtin_prefetch(msr_chunk_cell(c, pa), 1);
 }
 
 /* The per-byte sources of a record kept as `one`, `two`, `zmask` and `m2`
@@ -464,10 +469,22 @@ static inline void msr_mem_read(struct msr_engine *e, uint64_t pa8,
 		memset(src, 0, 8 * sizeof(*src));
 		return;
 	}
-	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	c = msr_chunk_cell(p, pa8);
 	memcpy(data, c->data, 8);
 	*known = c->known;
 	msr_blk_src(e, &c->b, src);
+}
+/* The bytes, known mask and compact sources of block cell c, as
+ * msr_mem_read_c gives them. */
+static inline bool msr_cell_read_c(const struct msr_engine *e,
+				   const struct cell *c, uint8_t data[8],
+				   uint8_t *known, struct msr_src src[8],
+				   uint8_t *zmask, uint8_t *m2)
+{
+	memcpy(data, c->data, 8);
+	*known = c->known;
+	return msr_src_copy_c(e, &c->b.one, &c->b.two, c->b.zmask, c->b.m2,
+			      c->b.mixed, src, zmask, m2);
 }
 /* msr_mem_read keeping the sources compact: returns false with src[0],
  * src[1] (when *m2), *zmask and *m2 as in struct blk, or true with all 8 in
@@ -478,7 +495,6 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 				  uint8_t *m2)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, false);
-	const struct cell *c;
 
 	if (!p) {
 		*zmask = 0;
@@ -488,11 +504,8 @@ static inline bool msr_mem_read_c(struct msr_engine *e, uint64_t pa8,
 		memset(src, 0, sizeof(*src));
 		return false;
 	}
-	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
-	memcpy(data, c->data, 8);
-	*known = c->known;
-	return msr_src_copy_c(e, &c->b.one, &c->b.two, c->b.zmask, c->b.m2,
-			      c->b.mixed, src, zmask, m2);
+	return msr_cell_read_c(e, msr_chunk_cell(p, pa8), data, known, src,
+			       zmask, m2);
 }
 /* The source of byte i of a load entry's block. */
 static inline const struct msr_src *msr_ld_src(const struct ld_ent *le,

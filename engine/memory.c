@@ -66,8 +66,13 @@ static bool page_make_dense(struct msr_engine *e, uint64_t pn, uint32_t *v)
 	uint32_t run = msr_pool_alloc_run(&e->chunks, MSR_PAGE_CHUNKS);
 	struct page *pg = msr_pool_at(&e->pages, *v);
 
-	if (run == UINT32_MAX || (run & MSR_PAGE_DENSE))
+	if (run == UINT32_MAX)
 		return false;
+	if (run & MSR_PAGE_DENSE) { /* past what a map value can name */
+		for (unsigned i = 0; i < MSR_PAGE_CHUNKS; i++)
+			msr_pool_free(&e->chunks, run + i);
+		return false;
+	}
 	for (unsigned i = 0; i < MSR_PAGE_CHUNKS; i++) {
 		uint64_t cn = pn * MSR_PAGE_CHUNKS + i;
 		struct chunk_slot *c = &e->chunk_cache[cn & (MSR_CHUNK_CACHE - 1)];
@@ -138,7 +143,7 @@ struct blk *msr_mem_blk(struct msr_engine *e, uint64_t pa8, bool create)
 {
 	struct chunk *p = msr_mem_chunk(e, pa8, create);
 
-	return p ? &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8].b : NULL;
+	return p ? &msr_chunk_cell(p, pa8)->b : NULL;
 }
 
 struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
@@ -152,11 +157,8 @@ struct blk *msr_mem_image(struct msr_engine *e, uint64_t pa8, uint8_t data[8],
 		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask, m2);
 		return NULL;
 	}
-	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
-	memcpy(data, c->data, 8);
-	*known = c->known;
-	*per_byte = msr_src_copy_c(e, &c->b.one, &c->b.two, c->b.zmask,
-				   c->b.m2, c->b.mixed, src, zmask, m2);
+	c = msr_chunk_cell(p, pa8);
+	*per_byte = msr_cell_read_c(e, c, data, known, src, zmask, m2);
 	return &c->b;
 }
 
@@ -314,7 +316,7 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	p = msr_mem_chunk(e, pa8, true);
 	if (!p)
 		return;
-	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	c = msr_chunk_cell(p, pa8);
 	c->known |= mask;
 	if (mask == 0xff) {
 		memcpy(c->data, data, 8);
@@ -338,7 +340,7 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 
 	if (!p)
 		return;
-	c = &p->cell[(pa8 & (MSR_CHUNK_SIZE - 1)) / 8];
+	c = msr_chunk_cell(p, pa8);
 	for (unsigned i = 0; i < 8; i++) {
 		uint8_t bit = (uint8_t)(0x80u >> i);
 
