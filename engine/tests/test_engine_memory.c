@@ -351,20 +351,31 @@ Test(memory, pool_runs_are_consecutive_and_zeroed)
 
 /* A page turns dense once a quarter of its chunks are touched: its chunks
  * move into one run, and every byte reads back the same, through the
- * chunk cache and past it, before and after. */
+ * chunk cache and past it, before and after. Its n-th chunk touched is
+ * dense_chunk(n), in a scrambled order, one block of each. */
+#define DENSE_PAGE 0x340000
+static unsigned dense_chunk(unsigned n)
+{
+	return (n * 37u + 5u) % MSR_PAGE_CHUNKS;
+}
+
+static uint64_t dense_block(unsigned c)
+{
+	return DENSE_PAGE + c * MSR_CHUNK_SIZE + 8 * (c % (MSR_CHUNK_SIZE / 8));
+}
+
 Test(memory, a_page_turns_dense_and_keeps_every_byte)
 {
 	struct tctx *t = t_new(true);
 	struct msr_src s = {.co = 5, .sseq = 6, .strand = 2, .kind = MSR_RF_COMMIT};
-	const uint64_t base = 0x340000;
+	static const uint8_t other[8] = {9, 8, 7, 6, 5, 4, 3, 2};
 	uint8_t data[8], known;
 	struct msr_src got[8];
 
-	/* chunks in a scrambled order, one block each, the last one the
-	 * quarter that turns the page dense */
+	/* the last chunk is the quarter that turns the page dense */
 	for (unsigned n = 0; n < MSR_PAGE_DENSE_AT; n++) {
-		unsigned c = (n * 37u + 5u) % MSR_PAGE_CHUNKS;
-		uint64_t pa8 = base + c * MSR_CHUNK_SIZE + 8 * (c % (MSR_CHUNK_SIZE / 8));
+		unsigned c = dense_chunk(n);
+		uint64_t pa8 = dense_block(c);
 		uint8_t d[8];
 
 		for (unsigned k = 0; k < 8; k++)
@@ -376,13 +387,12 @@ Test(memory, a_page_turns_dense_and_keeps_every_byte)
 	cr_assert_eq(t->e->chunks.used, (MSR_PAGE_DENSE_AT - 1) + MSR_PAGE_CHUNKS,
 		     "dense: one run of the page's chunks");
 	/* the chunks it left are reused */
-	msr_mem_write(t->e, 0x900000, data, 0xff, &s);
+	msr_mem_write(t->e, 0x900000, other, 0xff, &s);
 	cr_assert_eq(t->e->chunks.used, (MSR_PAGE_DENSE_AT - 1) + MSR_PAGE_CHUNKS);
 	for (unsigned round = 0; round < 2; round++) {
 		for (unsigned n = 0; n < MSR_PAGE_DENSE_AT; n++) {
-			unsigned c = (n * 37u + 5u) % MSR_PAGE_CHUNKS;
-			uint64_t pa8 = base + c * MSR_CHUNK_SIZE +
-				       8 * (c % (MSR_CHUNK_SIZE / 8));
+			unsigned c = dense_chunk(n);
+			uint64_t pa8 = dense_block(c);
 			uint8_t want = n % 2 ? 0xff : 0x3c;
 
 			msr_mem_read(t->e, pa8, data, &known, got);
@@ -397,11 +407,11 @@ Test(memory, a_page_turns_dense_and_keeps_every_byte)
 		 * go past it */
 		for (unsigned c = 0; c < MSR_CHUNK_CACHE; c++)
 			msr_mem_write(t->e, 0x4000000 + (uint64_t)c * MSR_CHUNK_SIZE,
-				      data, 0x01, &s);
+				      other, 0x01, &s);
 	}
 	/* an untouched chunk of the dense page: unknown, initial source */
-	msr_mem_read(t->e, base + MSR_CHUNK_SIZE * (MSR_PAGE_CHUNKS - 1) + 8, data,
-		     &known, got);
+	msr_mem_read(t->e, DENSE_PAGE + MSR_CHUNK_SIZE * (MSR_PAGE_CHUNKS - 1) + 8,
+		     data, &known, got);
 	cr_assert_eq(known, 0);
 	cr_assert_eq(got[0].kind, MSR_RF_INIT);
 	t_free(t);
