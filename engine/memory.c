@@ -99,6 +99,7 @@ struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 	uint32_t *v = msr_map_get(&e->pages_map, pn);
 	struct page *pg;
 	uint32_t idx;
+	bool found;
 
 	if (v && (*v & MSR_PAGE_DENSE)) {
 		idx = (*v & ~MSR_PAGE_DENSE) + i;
@@ -114,11 +115,12 @@ struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 			msr_pool_free(&e->pages, idx);
 			idx = UINT32_MAX;
 		}
-		if (idx == UINT32_MAX || msr_map_put(&e->pages_map, pn, idx) < 0) {
+		if (idx == UINT32_MAX ||
+		    !(v = msr_map_upsert(&e->pages_map, pn, &found))) {
 			e->nomem = 1;
 			return NULL;
 		}
-		v = msr_map_get(&e->pages_map, pn);
+		*v = idx;
 	}
 	pg = msr_pool_at(&e->pages, *v);
 	if (!pg->chunk[i]) {
