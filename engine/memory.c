@@ -115,8 +115,13 @@ struct chunk *msr_mem_chunk_lookup(struct msr_engine *e, uint64_t cn,
 			msr_pool_free(&e->pages, idx);
 			idx = UINT32_MAX;
 		}
-		if (idx == UINT32_MAX ||
-		    !(v = msr_map_upsert(&e->pages_map, pn, &found))) {
+		if (idx == UINT32_MAX) {
+			e->nomem = 1;
+			return NULL;
+		}
+		v = msr_map_upsert(&e->pages_map, pn, &found);
+		if (!v) {
+			msr_pool_free(&e->pages, idx);
 			e->nomem = 1;
 			return NULL;
 		}
