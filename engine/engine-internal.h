@@ -226,6 +226,9 @@ struct cell {
 	_Alignas(64) struct blk b;
 	uint8_t data[8];
 	uint8_t known; /* bit 7 = byte 0 */
+	/* bit c: core c holds this block's L1 line shared with the image
+	 * (set alike in every cell of the line; see msr_l1_fill) */
+	uint32_t l1_shared;
 };
 _Static_assert(sizeof(struct cell) == 64, "a cell is one cache line");
 
@@ -546,7 +549,45 @@ static inline void msr_l1_prefetch(const struct msr_engine *e, unsigned core,
 	msr_map_prefetch(&e->l1_map, msr_l1_key(e, core, pa));
 }
 
-/* The core's piece of pa8 (NULL when the line is not held). With create,
+/*
+ * An L1 line is kept one of two ways. Shared: the core's copy is the
+ * image's blocks as they are now (the line's bit in their cells'
+ * l1_shared, its l1_map value L1_SHARED with the bytes the fill knew),
+ * so a fill copies nothing and a hit reads the image. Private: its own
+ * pieces in the `l1` pool, as the core saw them. A line becomes private
+ * before anything but a first observation changes its blocks in the
+ * image (msr_mem_write), or when its core's copy stops matching them.
+ */
+
+/* In an l1_map value: some piece of the line may have a mixed record. */
+#define L1_HAS_MIXED 0x80000000u
+/* In an l1_map value: the line is shared and has no pool element; the low
+ * bits hold the bytes its fill knew (piece k's known mask in bits 8k..8k+7)
+ * and the slot's aux its fill's cycle. */
+#define L1_SHARED 0x40000000u
+/* Lines of at most this many pieces are shared (their masks fit). */
+#define L1_SHARED_PIECES 2
+
+/* Store a fill (its record's line, data and sources) in the core's L1,
+ * shared when the image holds that content now; false when out of memory. */
+bool msr_l1_fill(struct msr_engine *e, unsigned core, const struct fill_rec *f,
+		 uint32_t ts);
+/* An L1 hit on pa8: false when the core does not hold the line, else its
+ * bytes, known mask and sources as msr_mem_read_c gives them (*per_byte
+ * its result) with the bytes the core did not know that memory has since
+ * learned filled in, and when the line was filled or last updated. */
+bool msr_l1_read_c(struct msr_engine *e, unsigned core, uint64_t pa8,
+		   uint8_t data[8], uint8_t *known, struct msr_src src[8],
+		   uint8_t *zmask, uint8_t *m2, bool *per_byte,
+		   uint32_t *fill_ts);
+/* The core's copy of block pa8, when it holds the line, takes these bytes
+ * and sources (an ST_UPDATE: the core's own committed store). */
+void msr_l1_update(struct msr_engine *e, unsigned core, uint64_t pa8,
+		   const uint8_t data[8], uint8_t known,
+		   const struct msr_src src[8], bool per_byte, uint8_t zmask,
+		   uint8_t m2, uint32_t ts);
+/* The core's piece of pa8 (NULL when the line is not held), private: a
+ * shared line is made private first. With create,
  * a new line's pieces are NOT cleared: the caller (a fill) sets them all.
  * *line gets the line's map value, for msr_l1_set_mixed (valid until the
  * next line is added or dropped); line may be NULL. */

@@ -293,33 +293,6 @@ static uint64_t ld_iseq(struct msr_engine *e, unsigned t,
 	return le->flags & LDF_EXEC ? le->iseq : msr_eng_next_iseq(e, t);
 }
 
-/* Memory now, with unknown L1 bytes resolved where memory learned them. */
-static void ld_from_l1(struct msr_engine *e, struct ld_ent *le,
-		       const struct l1_piece *p)
-{
-	uint8_t md[8], mk;
-	struct msr_src ms[8];
-
-	memcpy(le->data, p->data, 8);
-	le->src_pb = msr_src_copy_c(e, &p->one, &p->two, p->zmask, p->m2,
-				    p->mixed, le->src, &le->src_zm,
-				    &le->src_m2);
-	le->known = p->known;
-	le->l1_fill_ts = p->fill_ts;
-	if (p->known == 0xff)
-		return;
-	msr_mem_read(e, le->pa & ~7ULL, md, &mk, ms);
-	for (unsigned i = 0; i < 8; i++) {
-		uint8_t bit = (uint8_t)(0x80u >> i);
-
-		if (!(le->known & bit) && (mk & bit) &&
-		    ms[i].kind == MSR_RF_INIT) {
-			le->data[i] = md[i];
-			le->known |= bit;
-		}
-	}
-}
-
 /* The slot of an L1 line in a core's fill_lines counts. */
 static inline unsigned fill_slot(const struct msr_engine *e, uint64_t line)
 {
@@ -402,12 +375,10 @@ static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,
 				       t, le->acc, (unsigned long long)le->pa,
 				       ev->ts);
 	} else if (dsrc == MSR_DSRC_L1) {
-		struct l1_piece *p = msr_l1_get(e, core, pa8, false, NULL);
-
-		if (p) {
-			ld_from_l1(e, le, p);
+		if (msr_l1_read_c(e, core, pa8, le->data, &le->known, le->src,
+				  &le->src_zm, &le->src_m2, &le->src_pb,
+				  &le->l1_fill_ts))
 			return;
-		}
 		msr_eng_report(e, MSR_V_L1_HIT_NOT_PRESENT, (int)t,
 			       ld_iseq(e, t, le), le->pa, le->acc,
 			       "strand %u (core %u) hit its L1 for 0x%llx at cycle %u, but core %u does not hold that line (never filled, or invalidated/evicted since)",
@@ -481,25 +452,8 @@ void msr_eng_ld_fill(struct msr_engine *e, const struct msr_event *ev)
 
 		if (f->line != line)
 			continue;
-		/* the pieces of a line are one record: look it up once */
-		uint32_t *lv = NULL;
-		struct l1_piece *p0 =
-			f->dead ? NULL : msr_l1_get(e, core, line, true, &lv);
-
-		if (!f->dead && !p0)
+		if (!f->dead && !msr_l1_fill(e, core, f, ev->ts))
 			return;
-		for (unsigned k = 0; !f->dead && k < e->line / 8; k++) {
-			struct l1_piece *p = p0 + k;
-
-			memcpy(p->data, f->data + 8 * k, 8);
-			if (f->per_byte[k])
-				msr_l1_set_mixed(e, lv, p, f->src + 8 * k);
-			else
-				msr_l1_set_compact(e, p, f->src + 8 * k,
-						   f->zmask[k], f->m2[k]);
-			p->known = f->known[k];
-			p->fill_ts = ev->ts;
-		}
 		e->fill_lines[core][fill_slot(e, line)]--;
 		/* close the gap: at most MSR_FILLS records move */
 		for (unsigned j = i; j + 1 < s->fill_n; j++)

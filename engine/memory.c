@@ -312,6 +312,9 @@ static void blk_set_some(struct msr_engine *e, struct blk *b, uint8_t mask,
 	b->m2 = m2;
 }
 
+static void l1_unshare_all(struct msr_engine *e, struct chunk *p,
+			   uint64_t pa8, uint32_t cores);
+
 void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 		   uint8_t mask, const struct msr_src *s)
 {
@@ -324,6 +327,8 @@ void msr_mem_write(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	if (!p)
 		return;
 	c = msr_chunk_cell(p, pa8);
+	if (c->l1_shared)
+		l1_unshare_all(e, p, pa8, c->l1_shared);
 	c->known |= mask;
 	if (mask == 0xff) {
 		memcpy(c->data, data, 8);
@@ -359,38 +364,266 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	}
 }
 
-/* In an l1_map value: some piece of the line may have a mixed record. */
-#define L1_HAS_MIXED 0x80000000u
 
 static struct l1_piece *l1_line(struct msr_engine *e, uint32_t v)
 {
 	return msr_pool_at(&e->l1, v & ~L1_HAS_MIXED);
 }
 
+/* Whether bytes of a and b under `mask` (bit 0x80 >> i: byte i) differ. */
+static inline bool bytes_differ(const uint8_t *a, const uint8_t *b,
+				uint8_t mask)
+{
+	if (mask == 0xff)
+		return memcmp(a, b, 8) != 0; /* one compare */
+	for (unsigned m = mask; m; m &= m - 1) {
+		unsigned i = 7 - (unsigned)__builtin_ctz(m);
+
+		if (a[i] != b[i])
+			return true;
+	}
+	return false;
+}
+
+/* Give a private line's pool element (map value v) and mixed records back. */
+static void l1_free_private(struct msr_engine *e, uint32_t v)
+{
+	/* a line that never had a mixed record is freed without reading its
+	 * pieces (a cache miss, waited for, on a line filled long ago) */
+	if (v & L1_HAS_MIXED) {
+		struct l1_piece *p0 = l1_line(e, v);
+
+		for (unsigned i = 0; i < e->line / 8; i++)
+			if (p0[i].mixed)
+				msr_pool_free(&e->mixed, p0[i].mixed - 1);
+	}
+	msr_pool_free(&e->l1, v & ~L1_HAS_MIXED);
+}
+
+/* A new pool element for a line's pieces, UINT32_MAX when out of memory
+ * (an index with a flag's bit, 2^30 lines, is). */
+static uint32_t l1_alloc(struct msr_engine *e)
+{
+	uint32_t idx = msr_pool_alloc_raw(&e->l1);
+
+	if (idx != UINT32_MAX && (idx & (L1_HAS_MIXED | L1_SHARED))) {
+		msr_pool_free(&e->l1, idx);
+		idx = UINT32_MAX;
+	}
+	return idx;
+}
+
+/*
+ * The core's shared line at `line` (its map value *v; p the chunk of its
+ * blocks) becomes private: its pieces are the blocks as they are now,
+ * with only the bytes its fill knew known, as a fill would have stored
+ * them. False when out of memory: the line is then dropped.
+ */
+static bool l1_make_private(struct msr_engine *e, uint32_t *v, unsigned core,
+			    uint64_t line, struct chunk *p)
+{
+	uint32_t known = *v & ~L1_SHARED, ts = *msr_map_aux(v);
+	uint32_t idx = l1_alloc(e);
+	struct l1_piece *p0;
+
+	for (unsigned k = 0; k < e->line / 8; k++)
+		msr_chunk_cell(p, line + 8 * k)->l1_shared &= ~(1u << core);
+	if (idx == UINT32_MAX) {
+		e->nomem = 1;
+		msr_map_del_at(&e->l1_map, v);
+		return false;
+	}
+	*v = idx;
+	p0 = l1_line(e, idx);
+	for (unsigned k = 0; k < e->line / 8; k++) {
+		struct l1_piece *q = p0 + k;
+		uint8_t fk = (uint8_t)(known >> (8 * k)), kn, zm, m2;
+		struct msr_src src[8];
+		bool pb = msr_cell_read_c(e, msr_chunk_cell(p, line + 8 * k),
+					  q->data, &kn, src, &zm, &m2);
+
+		/* bytes learned since the fill stay unknown to the core (and
+		 * 0, as the image's unknown bytes are) */
+		for (unsigned m = (uint8_t)~fk; m; m &= m - 1)
+			q->data[7 - (unsigned)__builtin_ctz(m)] = 0;
+		q->mixed = 0;
+		if (pb)
+			msr_l1_set_mixed(e, v, q, src);
+		else
+			msr_l1_set_compact(e, q, src, zm, m2);
+		q->known = fk;
+		q->fill_ts = ts;
+	}
+	return true;
+}
+
+/* Block pa8 (in chunk p) is about to change: every core sharing its line
+ * (the bits `cores`) takes a private copy first. */
+static void l1_unshare_all(struct msr_engine *e, struct chunk *p,
+			   uint64_t pa8, uint32_t cores)
+{
+	uint64_t line = pa8 & ~((uint64_t)e->line - 1);
+
+	for (uint32_t w = cores; w; w &= w - 1) {
+		unsigned core = (unsigned)__builtin_ctz(w);
+		uint32_t *v = msr_map_get(&e->l1_map, msr_l1_key(e, core, line));
+
+		if (v && (*v & L1_SHARED))
+			l1_make_private(e, v, core, line, p);
+	}
+	for (unsigned k = 0; k < e->line / 8; k++)
+		msr_chunk_cell(p, line + 8 * k)->l1_shared = 0;
+}
+
+/* The fill as a shared line, when the image holds what it brings: false
+ * when it must be stored privately. */
+static bool l1_fill_shared(struct msr_engine *e, unsigned core, uint64_t line,
+			   const struct fill_rec *f, uint32_t ts)
+{
+	unsigned n = e->line / 8;
+	uint32_t known = 0, *v;
+	struct chunk *p;
+	bool found;
+
+	if (n > L1_SHARED_PIECES)
+		return false;
+	p = msr_mem_chunk(e, line, false);
+	if (!p)
+		return false;
+	/* the bytes the fill knew (the image may have learned more since),
+	 * the same sources in the same form: anything else is stored
+	 * privately, as it always may be */
+	for (unsigned k = 0; k < n; k++) {
+		const struct cell *c = msr_chunk_cell(p, line + 8 * k);
+		const struct blk *b = &c->b;
+		uint8_t fk = f->known[k];
+
+		if (f->per_byte[k] || b->mixed || (fk & ~c->known) ||
+		    f->zmask[k] != b->zmask || f->m2[k] != b->m2 ||
+		    !src_eq(&f->src[8 * k], &b->one) ||
+		    (b->m2 && !src_eq(&f->src[8 * k + 1], &b->two)) ||
+		    bytes_differ(c->data, f->data + 8 * k, fk))
+			return false;
+		known |= (uint32_t)fk << (8 * k);
+	}
+	v = msr_map_upsert(&e->l1_map, msr_l1_key(e, core, line), &found);
+	if (!v)
+		return false; /* msr_l1_get reports it */
+	if (found && !(*v & L1_SHARED))
+		l1_free_private(e, *v);
+	*v = L1_SHARED | known;
+	*msr_map_aux(v) = ts;
+	for (unsigned k = 0; k < n; k++)
+		msr_chunk_cell(p, line + 8 * k)->l1_shared |= 1u << core;
+	return true;
+}
+
+bool msr_l1_fill(struct msr_engine *e, unsigned core, const struct fill_rec *f,
+		 uint32_t ts)
+{
+	uint32_t *lv = NULL;
+	struct l1_piece *p0;
+
+	if (l1_fill_shared(e, core, f->line, f, ts))
+		return true;
+	p0 = msr_l1_get(e, core, f->line, true, &lv);
+	if (!p0)
+		return false;
+	for (unsigned k = 0; k < e->line / 8; k++) {
+		struct l1_piece *p = p0 + k;
+
+		memcpy(p->data, f->data + 8 * k, 8);
+		if (f->per_byte[k])
+			msr_l1_set_mixed(e, lv, p, f->src + 8 * k);
+		else
+			msr_l1_set_compact(e, p, f->src + 8 * k, f->zmask[k],
+					   f->m2[k]);
+		p->known = f->known[k];
+		p->fill_ts = ts;
+	}
+	return true;
+}
+
+bool msr_l1_read_c(struct msr_engine *e, unsigned core, uint64_t pa8,
+		   uint8_t data[8], uint8_t *known, struct msr_src src[8],
+		   uint8_t *zmask, uint8_t *m2, bool *per_byte,
+		   uint32_t *fill_ts)
+{
+	uint32_t *v = msr_map_get(&e->l1_map, msr_l1_key(e, core, pa8));
+	const struct l1_piece *p;
+	uint8_t md[8], mk;
+	struct msr_src ms[8];
+
+	if (!v)
+		return false;
+	if (*v & L1_SHARED) {
+		*fill_ts = *msr_map_aux(v);
+		*per_byte = msr_mem_read_c(e, pa8, data, known, src, zmask, m2);
+		return true;
+	}
+	p = l1_line(e, *v) + (pa8 & ((uint64_t)e->line - 1)) / 8;
+	memcpy(data, p->data, 8);
+	*per_byte = msr_src_copy_c(e, &p->one, &p->two, p->zmask, p->m2,
+				   p->mixed, src, zmask, m2);
+	*known = p->known;
+	*fill_ts = p->fill_ts;
+	if (p->known == 0xff)
+		return true;
+	/* bytes the core did not know that memory has learned since */
+	msr_mem_read(e, pa8, md, &mk, ms);
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (!(*known & bit) && (mk & bit) &&
+		    ms[i].kind == MSR_RF_INIT) {
+			data[i] = md[i];
+			*known |= bit;
+		}
+	}
+	return true;
+}
+
+void msr_l1_update(struct msr_engine *e, unsigned core, uint64_t pa8,
+		   const uint8_t data[8], uint8_t known,
+		   const struct msr_src src[8], bool per_byte, uint8_t zmask,
+		   uint8_t m2, uint32_t ts)
+{
+	uint32_t *lv;
+	struct l1_piece *p = msr_l1_get(e, core, pa8, false, &lv);
+
+	if (!p)
+		return;
+	memcpy(p->data, data, 8);
+	if (per_byte)
+		msr_l1_set_mixed(e, lv, p, src);
+	else
+		msr_l1_set_compact(e, p, src, zmask, m2);
+	p->known = known;
+	p->fill_ts = ts;
+}
+
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 			    bool create, uint32_t **line)
 {
 	uint64_t key = msr_l1_key(e, core, pa8);
+	uint64_t base = pa8 & ~((uint64_t)e->line - 1);
 	unsigned k = (unsigned)((pa8 & ((uint64_t)e->line - 1)) / 8);
 	uint32_t *v;
 	bool found;
 
 	if (!create) {
 		v = msr_map_get(&e->l1_map, key);
-		if (line)
-			*line = v;
-		return v ? l1_line(e, *v) + k : NULL;
+		found = v != NULL;
+	} else {
+		v = msr_map_upsert(&e->l1_map, key, &found);
 	}
-	v = msr_map_upsert(&e->l1_map, key, &found);
-	if (v && !found) {
+	if (v && found && (*v & L1_SHARED) &&
+	    !l1_make_private(e, v, core, base, msr_mem_chunk(e, base, false)))
+		v = NULL;
+	else if (v && !found) {
 		/* the fill sets every piece ... */
-		uint32_t idx = msr_pool_alloc_raw(&e->l1);
+		uint32_t idx = l1_alloc(e);
 
-		/* an index with the flag's bit (2^31 lines) is out of memory */
-		if (idx != UINT32_MAX && (idx & L1_HAS_MIXED)) {
-			msr_pool_free(&e->l1, idx);
-			idx = UINT32_MAX;
-		}
 		if (idx == UINT32_MAX) {
 			msr_map_del_at(&e->l1_map, v);
 			v = NULL;
@@ -406,7 +639,8 @@ struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,
 	if (line)
 		*line = v;
 	if (!v) {
-		e->nomem = 1;
+		if (create || found)
+			e->nomem = 1;
 		return NULL;
 	}
 	return l1_line(e, *v) + k;
@@ -469,18 +703,15 @@ void msr_l1_drop_range(struct msr_engine *e, unsigned core, uint64_t pa,
 
 		if (!v)
 			continue;
-		/* a line that never had a mixed record is dropped without
-		 * reading its pieces (a cache miss, waited for, on a line
-		 * filled long ago) */
-		if (*v & L1_HAS_MIXED) {
-			struct l1_piece *p0 = l1_line(e, *v);
+		if (*v & L1_SHARED) {
+			struct chunk *p = msr_mem_chunk(e, a, false);
 
-			for (unsigned i = 0; i < e->line / 8; i++)
-				if (p0[i].mixed)
-					msr_pool_free(&e->mixed,
-						      p0[i].mixed - 1);
+			for (unsigned k = 0; p && k < e->line / 8; k++)
+				msr_chunk_cell(p, a + 8 * k)->l1_shared &=
+					~(1u << core);
+		} else {
+			l1_free_private(e, *v);
 		}
-		msr_pool_free(&e->l1, *v & ~L1_HAS_MIXED);
 		msr_map_del_at(&e->l1_map, v);
 	}
 }

@@ -581,24 +581,6 @@ static struct mab_ent *st_take_pending(struct msr_engine *e, unsigned t,
 	return NULL;
 }
 
-/* The own core's L1 copy of the block takes the committed bytes. */
-static void st_update_l1(struct msr_engine *e, unsigned core,
-			 const struct mab_ent *m, const struct msr_event *ev)
-{
-	uint32_t *lv;
-	struct l1_piece *p = msr_l1_get(e, core, m->pa, false, &lv);
-
-	if (p) {
-		memcpy(p->data, m->data, 8);
-		if (m->per_byte)
-			msr_l1_set_mixed(e, lv, p, m->src);
-		else
-			msr_l1_set_compact(e, p, m->src, m->zmask, m->m2);
-		p->known = m->known;
-		p->fill_ts = ev->ts;
-	}
-}
-
 void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 		    bool update)
 {
@@ -626,7 +608,8 @@ void msr_eng_st_inv(struct msr_engine *e, const struct msr_event *ev,
 	if (!m->await)
 		s->pend_n--;
 	if (update)
-		st_update_l1(e, core, m, ev);
+		msr_l1_update(e, core, m->pa, m->data, m->known, m->src,
+			      m->per_byte, m->zmask, m->m2, ev->ts);
 	msr_eng_fills_answer(e, core, m->pa, 8, mseq, m, update);
 	if (!m->await)
 		msr_mab_retire(e);

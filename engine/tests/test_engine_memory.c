@@ -3,7 +3,8 @@
  * pieces (one or two sources and zero-source bytes, or a per-byte record)
  * read back
  * exactly what a per-byte reference holds, also through the compact reads
- * that fills and commits carry; the image allocates only the chunks touched.
+ * that fills and commits carry; the image allocates only the chunks touched;
+ * L1 lines shared with the image read what a copy taken at the fill would.
  */
 #include "engine-test.h"
 #include "engine-internal.h"
@@ -452,5 +453,315 @@ Test(memory, issues_touch_no_image)
 	cr_assert(memcmp(data, d, 8) == 0, "the written block unchanged");
 	msr_engine_mem_peek(t->e, 0x800008, data, &known);
 	cr_assert_eq(known, 0, "issued blocks stay unknown");
+	t_free(t);
+}
+
+/* ---- L1 lines shared with the image ---- */
+
+/* A fill record of `line` taken from the image now, as a data return
+ * takes it. */
+static void capture_fill(struct msr_engine *e, uint64_t line,
+			 struct fill_rec *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->line = line;
+	for (unsigned k = 0; k < e->line / 8; k++)
+		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
+						&f->known[k], f->src + 8 * k,
+						&f->zmask[k], &f->m2[k]);
+}
+
+/* The core's copy of `line`: 0 not held, 1 private, 2 shared. */
+static int l1_form(struct msr_engine *e, unsigned core, uint64_t line)
+{
+	uint32_t *v = msr_map_get(&e->l1_map, msr_l1_key(e, core, line));
+
+	return !v ? 0 : (*v & L1_SHARED) ? 2 : 1;
+}
+
+/* A fill the image still holds takes no pool element; a write to its
+ * line first gives the core a private copy, which keeps the old bytes
+ * and the fill's cycle; a drop clears the line's mark in the image. */
+Test(memory, a_shared_line_turns_private_before_its_block_changes)
+{
+	struct tctx *t = t_new(true);
+	struct msr_engine *e = t->e;
+	static const struct msr_src a = {1, 11, 1, MSR_RF_COMMIT};
+	static const struct msr_src b = {2, 12, 2, MSR_RF_COMMIT};
+	static const uint8_t d1[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	static const uint8_t d2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	struct fill_rec f;
+	uint8_t data[8], known, zm, m2;
+	struct msr_src src[8];
+	bool pb;
+	uint32_t ts = 0;
+
+	msr_mem_write(e, 0x6000, d1, 0xff, &a);
+	msr_mem_write(e, 0x6008, d1, 0xf0, &a);
+	capture_fill(e, 0x6000, &f);
+	cr_assert(msr_l1_fill(e, 2, &f, 77));
+	cr_assert(msr_l1_fill(e, 3, &f, 78));
+	cr_assert_eq(l1_form(e, 2, 0x6000), 2);
+	cr_assert_eq(l1_form(e, 3, 0x6000), 2);
+	cr_assert_eq(e->l1.used, 0, "no pool element for a shared line");
+	cr_assert_neq(msr_chunk_cell(msr_mem_chunk(e, 0x6008, false),
+				     0x6008)->l1_shared, 0);
+	/* bytes 4-7, unknown at the fill, are observed: the shared line
+	 * shows them, as a copy would once memory learned them */
+	msr_mem_learn(e, 0x6008, d2, 0x0f);
+	cr_assert_eq(l1_form(e, 2, 0x6000), 2, "a first observation shares");
+	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert_eq(known, 0xff);
+	/* byte 4 changes: both cores keep the old line, and a byte the fill
+	 * did not know that memory no longer holds as first observed stays
+	 * unknown to them */
+	msr_mem_write(e, 0x6008, d1, 0x08, &b);
+	cr_assert_eq(l1_form(e, 2, 0x6000), 1);
+	cr_assert_eq(l1_form(e, 3, 0x6000), 1);
+	cr_assert_eq(e->l1.used, 2);
+	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert_eq(known, 0xf7, "byte 4 unknown, 5-7 as first observed");
+	cr_assert(memcmp(data, d1, 4) == 0);
+	cr_assert_eq(data[5], 9);
+	cr_assert_eq(ts, 77);
+	cr_assert(msr_l1_read_c(e, 3, 0x6000, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert_eq(known, 0xff);
+	cr_assert(memcmp(data, d1, 8) == 0);
+	cr_assert_eq(ts, 78);
+	/* filled again now: shared again, the private element given back */
+	capture_fill(e, 0x6000, &f);
+	cr_assert(msr_l1_fill(e, 2, &f, 90));
+	cr_assert_eq(l1_form(e, 2, 0x6000), 2);
+	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert_eq(known, 0xff);
+	cr_assert_eq(data[4], 5);
+	cr_assert_eq(ts, 90);
+	msr_l1_drop_range(e, 2, 0x6000, 16);
+	cr_assert_eq(l1_form(e, 2, 0x6000), 0);
+	/* no core shares the line now: a write makes no copy */
+	msr_mem_write(e, 0x6000, d2, 0xff, &b);
+	cr_assert_eq(l1_form(e, 2, 0x6000), 0);
+	cr_assert_eq(l1_form(e, 3, 0x6000), 1);
+	t_free(t);
+}
+
+/* A fill whose line changed after its data return is stored privately,
+ * with what the data return saw. */
+Test(memory, a_fill_the_image_no_longer_holds_is_private)
+{
+	struct tctx *t = t_new(true);
+	struct msr_engine *e = t->e;
+	static const struct msr_src a = {1, 11, 1, MSR_RF_COMMIT};
+	static const struct msr_src b = {2, 12, 2, MSR_RF_COMMIT};
+	static const uint8_t d1[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	static const uint8_t d2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+	struct fill_rec f;
+	uint8_t data[8], known, zm, m2;
+	struct msr_src src[8];
+	bool pb;
+	uint32_t ts = 0;
+
+	msr_mem_write(e, 0x7000, d1, 0xff, &a);
+	msr_mem_write(e, 0x7008, d1, 0xff, &a);
+	/* a byte changed */
+	capture_fill(e, 0x7000, &f);
+	msr_mem_write(e, 0x7000, d2, 0x01, &b);
+	cr_assert(msr_l1_fill(e, 0, &f, 5));
+	cr_assert_eq(l1_form(e, 0, 0x7000), 1);
+	cr_assert(msr_l1_read_c(e, 0, 0x7000, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert(memcmp(data, d1, 8) == 0);
+	cr_assert_not(pb);
+	cr_assert_eq(zm | m2, 0, "one source: a's");
+	cr_assert(memcmp(&src[0], &a, sizeof(a)) == 0);
+	/* the same bytes rewritten by another store: its source changed */
+	capture_fill(e, 0x7000, &f);
+	msr_mem_write(e, 0x7008, d1, 0xff, &b);
+	cr_assert(msr_l1_fill(e, 1, &f, 6));
+	cr_assert_eq(l1_form(e, 1, 0x7000), 1);
+	cr_assert(msr_l1_read_c(e, 1, 0x7008, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert(memcmp(&src[0], &a, sizeof(a)) == 0);
+	/* a record that knows a byte the image does not */
+	msr_mem_write(e, 0x7010, d1, 0x7f, &a);
+	msr_mem_write(e, 0x7018, d1, 0xff, &a);
+	capture_fill(e, 0x7010, &f);
+	f.known[0] = 0xff;
+	cr_assert(msr_l1_fill(e, 2, &f, 7));
+	cr_assert_eq(l1_form(e, 2, 0x7010), 1);
+	cr_assert(msr_l1_read_c(e, 2, 0x7010, data, &known, src, &zm, &m2, &pb,
+				&ts));
+	cr_assert_eq(known, 0xff);
+	/* and one the image still holds */
+	capture_fill(e, 0x7010, &f);
+	cr_assert(msr_l1_fill(e, 3, &f, 8));
+	cr_assert_eq(l1_form(e, 3, 0x7010), 2);
+	t_free(t);
+}
+
+/* What an L1 hit read before lines were shared: the copy the fill (or
+ * the last update) stored, with the bytes it did not know that memory
+ * has since learned (initial source) filled in. */
+struct ref_copy {
+	bool held;
+	uint8_t data[8], known;
+	struct msr_src src[8];
+	uint32_t ts;
+};
+
+#define REF_CORES 3
+#define REF_LINES 2 /* 16-byte lines at 0x4000 */
+
+static void ref_store(struct ref_copy *c, const uint8_t data[8], uint8_t known,
+		      const struct msr_src *src, bool per_byte, uint8_t zmask,
+		      uint8_t m2, uint32_t ts, struct msr_engine *e)
+{
+	c->held = true;
+	memcpy(c->data, data, 8);
+	c->known = known;
+	if (per_byte)
+		memcpy(c->src, src, sizeof(c->src));
+	else
+		msr_src_get(e, &src[0], &src[1], zmask, m2, 0, c->src);
+	c->ts = ts;
+}
+
+static void ref_expect(struct msr_engine *e, const struct ref_copy *c,
+		       unsigned core, uint64_t pa8)
+{
+	uint8_t data[8], known, zm, m2, md[8], mk, want_known = c->known;
+	uint8_t want[8];
+	struct msr_src src[8], got[8], ms[8];
+	uint32_t ts = 0;
+	bool pb, held;
+
+	held = msr_l1_read_c(e, core, pa8, data, &known, src, &zm, &m2, &pb,
+			     &ts);
+	cr_assert_eq(held, c->held, "core %u block %llx held", core,
+		     (unsigned long long)pa8);
+	if (!held)
+		return;
+	memcpy(want, c->data, 8);
+	msr_mem_read(e, pa8, md, &mk, ms);
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t bit = (uint8_t)(0x80u >> i);
+
+		if (!(want_known & bit) && (mk & bit) &&
+		    ms[i].kind == MSR_RF_INIT) {
+			want[i] = md[i];
+			want_known |= bit;
+		}
+	}
+	cr_assert_eq(known, want_known, "core %u block %llx known", core,
+		     (unsigned long long)pa8);
+	/* unknown bytes too: they read as 0, as the image's do */
+	for (unsigned i = 0; i < 8; i++)
+		cr_assert_eq(data[i], want[i], "core %u block %llx byte %u",
+			     core, (unsigned long long)pa8, i);
+	if (pb)
+		memcpy(got, src, sizeof(got));
+	else
+		msr_src_get(e, &src[0], &src[1], zm, m2, 0, got);
+	expect_src(got, c->src);
+	cr_assert_eq(ts, c->ts);
+}
+
+/* Random writes, first observations, fills stored some time after their
+ * data return (so that some still match the image and are shared, others
+ * not), own-core updates and drops on two lines seen by three cores: every
+ * L1 hit reads what the copy stored at the fill would. */
+Test(memory, shared_lines_read_like_copies_taken_at_the_fill)
+{
+	struct tctx *t = t_new(true);
+	struct msr_engine *e = t->e;
+	struct ref_copy ref[REF_CORES][REF_LINES * 2];
+	struct fill_rec pend[REF_CORES];
+	bool pending[REF_CORES] = {false};
+	unsigned shared_reads = 0, private_reads = 0, unshared = 0;
+	uint64_t r = 0x2545F4914F6CDD1DULL;
+
+	cr_assert_eq(e->line, 16);
+	memset(ref, 0, sizeof(ref));
+	for (uint32_t n = 1; n <= 200000; n++) {
+		unsigned core = (unsigned)(rnd(&r) % REF_CORES);
+		unsigned b = (unsigned)(rnd(&r) % (REF_LINES * 2));
+		uint64_t base = 0x4000 + (n / 2000) * 0x40;
+		uint64_t pa8 = base + 8 * (uint64_t)b;
+		uint64_t line = pa8 & ~15ULL;
+		unsigned op = (unsigned)(rnd(&r) % 16);
+		uint8_t d[8];
+
+		if (n % 2000 == 0) {
+			/* fresh memory, its bytes unknown: the cores move on */
+			for (unsigned c = 0; c < REF_CORES; c++)
+				msr_l1_drop_range(e, c, base - 0x40, 0x40);
+			memset(ref, 0, sizeof(ref));
+			memset(pending, 0, sizeof(pending));
+		}
+		for (unsigned i = 0; i < 8; i++)
+			d[i] = (uint8_t)(rnd(&r) % 4);
+		if (op < 3) { /* a write: one to three bytes, or the block */
+			struct msr_src s = pick(&r);
+			uint8_t mask = (uint8_t)(rnd(&r) % 2 ? 0xff
+					: (0x80u >> rnd(&r) % 8) |
+					  (0x80u >> rnd(&r) % 8));
+			struct chunk *p = msr_mem_chunk(e, pa8, false);
+
+			if (p && msr_chunk_cell(p, pa8)->l1_shared)
+				unshared++;
+			msr_mem_write(e, pa8, d, mask, &s);
+		} else if (op < 4) { /* a first observation */
+			msr_mem_learn(e, pa8, d, (uint8_t)rnd(&r));
+		} else if (op < 7) { /* a data return */
+			capture_fill(e, line, &pend[core]);
+			pending[core] = true;
+		} else if (op < 10) { /* its fill, some events later */
+			const struct fill_rec *f = &pend[core];
+			unsigned l0 = (unsigned)((f->line - base) / 8);
+
+			if (!pending[core])
+				continue;
+			pending[core] = false;
+			cr_assert(msr_l1_fill(e, core, f, n));
+			for (unsigned k = 0; k < 2; k++)
+				ref_store(&ref[core][l0 + k], f->data + 8 * k,
+					  f->known[k], f->src + 8 * k,
+					  f->per_byte[k], f->zmask[k], f->m2[k],
+					  n, e);
+		} else if (op < 11) { /* the core's own commit updates it */
+			uint8_t data[8], known, zm, m2;
+			struct msr_src src[8];
+			bool pb = msr_mem_read_c(e, pa8, data, &known, src, &zm,
+						 &m2);
+
+			msr_l1_update(e, core, pa8, data, known, src, pb, zm, m2,
+				      n);
+			if (ref[core][b].held)
+				ref_store(&ref[core][b], data, known, src, pb,
+					  zm, m2, n, e);
+		} else if (op < 12) { /* an invalidation or eviction */
+			msr_l1_drop_range(e, core, line, 16);
+			ref[core][b & ~1u].held = false;
+			ref[core][b | 1u].held = false;
+		} else { /* an L1 hit */
+			int form = l1_form(e, core, line);
+
+			shared_reads += form == 2;
+			private_reads += form == 1;
+			ref_expect(e, &ref[core][b], core, pa8);
+		}
+	}
+	/* and every copy at the end */
+	for (unsigned c = 0; c < REF_CORES; c++)
+		for (unsigned b = 0; b < REF_LINES * 2; b++)
+			ref_expect(e, &ref[c][b], c,
+				   0x4000 + 100 * 0x40 + 8 * (uint64_t)b);
+	cr_assert_gt(shared_reads, 1000, "shared reads: %u", shared_reads);
+	cr_assert_gt(private_reads, 1000, "private reads: %u", private_reads);
+	cr_assert_gt(unshared, 1000, "writes to shared lines: %u", unshared);
 	t_free(t);
 }
