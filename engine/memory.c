@@ -417,18 +417,20 @@ static uint32_t l1_alloc(struct msr_engine *e)
  * The core's shared line at `line` (its map value *v; p the chunk of its
  * blocks) becomes private: its pieces are the blocks as they are now,
  * with only the bytes its fill knew known, as a fill would have stored
- * them. False when out of memory: the line is then dropped.
+ * them. False when out of memory (or p is NULL): the line is then
+ * dropped.
  */
 static bool l1_make_private(struct msr_engine *e, uint32_t *v, unsigned core,
 			    uint64_t line, struct chunk *p)
 {
 	uint32_t known = *v & ~L1_SHARED, ts = *msr_map_aux(v);
-	uint32_t idx = l1_alloc(e);
+	uint32_t idx = p ? l1_alloc(e) : UINT32_MAX;
 	struct l1_piece *p0;
 
-	for (unsigned k = 0; k < e->line / 8; k++)
+	for (unsigned k = 0; p && k < e->line / 8; k++)
 		msr_chunk_cell(p, line + 8 * k)->l1_shared &= ~(1u << core);
 	if (idx == UINT32_MAX) {
+		/* out of memory (a shared line's chunk is never missing) */
 		e->nomem = 1;
 		msr_map_del_at(&e->l1_map, v);
 		return false;
