@@ -413,6 +413,22 @@ static uint32_t l1_alloc(struct msr_engine *e)
 	return idx;
 }
 
+/* Piece p of a private line (its map value *line) holds these bytes,
+ * known mask and sources, as of cycle ts. */
+static void l1_piece_set(struct msr_engine *e, uint32_t *line,
+			 struct l1_piece *p, const uint8_t data[8],
+			 uint8_t known, const struct msr_src *src, bool per_byte,
+			 uint8_t zmask, uint8_t m2, uint32_t ts)
+{
+	memcpy(p->data, data, 8);
+	if (per_byte)
+		msr_l1_set_mixed(e, line, p, src);
+	else
+		msr_l1_set_compact(e, p, src, zmask, m2);
+	p->known = known;
+	p->fill_ts = ts;
+}
+
 /*
  * The core's shared line at `line` (its map value *v; p the chunk of its
  * blocks) becomes private: its pieces are the blocks as they are now,
@@ -438,23 +454,17 @@ static bool l1_make_private(struct msr_engine *e, uint32_t *v, unsigned core,
 	*v = idx;
 	p0 = l1_line(e, idx);
 	for (unsigned k = 0; k < e->line / 8; k++) {
-		struct l1_piece *q = p0 + k;
-		uint8_t fk = (uint8_t)(known >> (8 * k)), kn, zm, m2;
+		uint8_t fk = (uint8_t)(known >> (8 * k)), d[8], kn, zm, m2;
 		struct msr_src src[8];
-		bool pb = msr_cell_read_c(e, msr_chunk_cell(p, line + 8 * k),
-					  q->data, &kn, src, &zm, &m2);
+		bool pb = msr_cell_read_c(e, msr_chunk_cell(p, line + 8 * k), d,
+					  &kn, src, &zm, &m2);
 
 		/* bytes learned since the fill stay unknown to the core (and
 		 * 0, as the image's unknown bytes are) */
 		for (unsigned m = (uint8_t)~fk; m; m &= m - 1)
-			q->data[7 - (unsigned)__builtin_ctz(m)] = 0;
-		q->mixed = 0;
-		if (pb)
-			msr_l1_set_mixed(e, v, q, src);
-		else
-			msr_l1_set_compact(e, q, src, zm, m2);
-		q->known = fk;
-		q->fill_ts = ts;
+			d[7 - (unsigned)__builtin_ctz(m)] = 0;
+		p0[k].mixed = 0;
+		l1_piece_set(e, v, p0 + k, d, fk, src, pb, zm, m2, ts);
 	}
 	return true;
 }
@@ -531,18 +541,10 @@ bool msr_l1_fill(struct msr_engine *e, unsigned core, const struct fill_rec *f,
 	p0 = msr_l1_get(e, core, f->line, true, &lv);
 	if (!p0)
 		return false;
-	for (unsigned k = 0; k < e->line / 8; k++) {
-		struct l1_piece *p = p0 + k;
-
-		memcpy(p->data, f->data + 8 * k, 8);
-		if (f->per_byte[k])
-			msr_l1_set_mixed(e, lv, p, f->src + 8 * k);
-		else
-			msr_l1_set_compact(e, p, f->src + 8 * k, f->zmask[k],
-					   f->m2[k]);
-		p->known = f->known[k];
-		p->fill_ts = ts;
-	}
+	for (unsigned k = 0; k < e->line / 8; k++)
+		l1_piece_set(e, lv, p0 + k, f->data + 8 * k, f->known[k],
+			     f->src + 8 * k, f->per_byte[k], f->zmask[k],
+			     f->m2[k], ts);
 	return true;
 }
 
@@ -593,15 +595,8 @@ void msr_l1_update(struct msr_engine *e, unsigned core, uint64_t pa8,
 	uint32_t *lv;
 	struct l1_piece *p = msr_l1_get(e, core, pa8, false, &lv);
 
-	if (!p)
-		return;
-	memcpy(p->data, data, 8);
-	if (per_byte)
-		msr_l1_set_mixed(e, lv, p, src);
-	else
-		msr_l1_set_compact(e, p, src, zmask, m2);
-	p->known = known;
-	p->fill_ts = ts;
+	if (p)
+		l1_piece_set(e, lv, p, data, known, src, per_byte, zmask, m2, ts);
 }
 
 struct l1_piece *msr_l1_get(struct msr_engine *e, unsigned core, uint64_t pa8,

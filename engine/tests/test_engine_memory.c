@@ -471,6 +471,27 @@ static void capture_fill(struct msr_engine *e, uint64_t line,
 						&f->zmask[k], &f->m2[k]);
 }
 
+/* two stores' sources and two blocks of bytes */
+static const struct msr_src st_a = {1, 11, 1, MSR_RF_COMMIT};
+static const struct msr_src st_b = {2, 12, 2, MSR_RF_COMMIT};
+static const uint8_t d1[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const uint8_t d2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+
+/* What msr_l1_read_c gives for one hit. */
+struct l1_hit {
+	uint8_t data[8], known, zm, m2;
+	struct msr_src src[8];
+	bool pb;
+	uint32_t ts;
+};
+
+static bool l1_hit(struct msr_engine *e, unsigned core, uint64_t pa8,
+		   struct l1_hit *h)
+{
+	return msr_l1_read_c(e, core, pa8, h->data, &h->known, h->src, &h->zm,
+			     &h->m2, &h->pb, &h->ts);
+}
+
 /* The core's copy of `line`: 0 not held, 1 private, 2 shared. */
 static int l1_form(struct msr_engine *e, unsigned core, uint64_t line)
 {
@@ -486,18 +507,11 @@ Test(memory, a_shared_line_turns_private_before_its_block_changes)
 {
 	struct tctx *t = t_new(true);
 	struct msr_engine *e = t->e;
-	static const struct msr_src a = {1, 11, 1, MSR_RF_COMMIT};
-	static const struct msr_src b = {2, 12, 2, MSR_RF_COMMIT};
-	static const uint8_t d1[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	static const uint8_t d2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
 	struct fill_rec f;
-	uint8_t data[8], known, zm, m2;
-	struct msr_src src[8];
-	bool pb;
-	uint32_t ts = 0;
+	struct l1_hit h;
 
-	msr_mem_write(e, 0x6000, d1, 0xff, &a);
-	msr_mem_write(e, 0x6008, d1, 0xf0, &a);
+	msr_mem_write(e, 0x6000, d1, 0xff, &st_a);
+	msr_mem_write(e, 0x6008, d1, 0xf0, &st_a);
 	capture_fill(e, 0x6000, &f);
 	cr_assert(msr_l1_fill(e, 2, &f, 77));
 	cr_assert(msr_l1_fill(e, 3, &f, 78));
@@ -510,40 +524,36 @@ Test(memory, a_shared_line_turns_private_before_its_block_changes)
 	 * shows them, as a copy would once memory learned them */
 	msr_mem_learn(e, 0x6008, d2, 0x0f);
 	cr_assert_eq(l1_form(e, 2, 0x6000), 2, "a first observation shares");
-	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert_eq(known, 0xff);
+	cr_assert(l1_hit(e, 2, 0x6008, &h));
+	cr_assert_eq(h.known, 0xff);
 	/* byte 4 changes: both cores keep the old line, and a byte the fill
 	 * did not know that memory no longer holds as first observed stays
 	 * unknown to them */
-	msr_mem_write(e, 0x6008, d1, 0x08, &b);
+	msr_mem_write(e, 0x6008, d1, 0x08, &st_b);
 	cr_assert_eq(l1_form(e, 2, 0x6000), 1);
 	cr_assert_eq(l1_form(e, 3, 0x6000), 1);
 	cr_assert_eq(e->l1.used, 2);
-	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert_eq(known, 0xf7, "byte 4 unknown, 5-7 as first observed");
-	cr_assert(memcmp(data, d1, 4) == 0);
-	cr_assert_eq(data[5], 9);
-	cr_assert_eq(ts, 77);
-	cr_assert(msr_l1_read_c(e, 3, 0x6000, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert_eq(known, 0xff);
-	cr_assert(memcmp(data, d1, 8) == 0);
-	cr_assert_eq(ts, 78);
+	cr_assert(l1_hit(e, 2, 0x6008, &h));
+	cr_assert_eq(h.known, 0xf7, "byte 4 unknown, 5-7 as first observed");
+	cr_assert(memcmp(h.data, d1, 4) == 0);
+	cr_assert_eq(h.data[5], 9);
+	cr_assert_eq(h.ts, 77);
+	cr_assert(l1_hit(e, 3, 0x6000, &h));
+	cr_assert_eq(h.known, 0xff);
+	cr_assert(memcmp(h.data, d1, 8) == 0);
+	cr_assert_eq(h.ts, 78);
 	/* filled again now: shared again, the private element given back */
 	capture_fill(e, 0x6000, &f);
 	cr_assert(msr_l1_fill(e, 2, &f, 90));
 	cr_assert_eq(l1_form(e, 2, 0x6000), 2);
-	cr_assert(msr_l1_read_c(e, 2, 0x6008, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert_eq(known, 0xff);
-	cr_assert_eq(data[4], 5);
-	cr_assert_eq(ts, 90);
+	cr_assert(l1_hit(e, 2, 0x6008, &h));
+	cr_assert_eq(h.known, 0xff);
+	cr_assert_eq(h.data[4], 5);
+	cr_assert_eq(h.ts, 90);
 	msr_l1_drop_range(e, 2, 0x6000, 16);
 	cr_assert_eq(l1_form(e, 2, 0x6000), 0);
 	/* no core shares the line now: a write makes no copy */
-	msr_mem_write(e, 0x6000, d2, 0xff, &b);
+	msr_mem_write(e, 0x6000, d2, 0xff, &st_b);
 	cr_assert_eq(l1_form(e, 2, 0x6000), 0);
 	cr_assert_eq(l1_form(e, 3, 0x6000), 1);
 	t_free(t);
@@ -555,47 +565,37 @@ Test(memory, a_fill_the_image_no_longer_holds_is_private)
 {
 	struct tctx *t = t_new(true);
 	struct msr_engine *e = t->e;
-	static const struct msr_src a = {1, 11, 1, MSR_RF_COMMIT};
-	static const struct msr_src b = {2, 12, 2, MSR_RF_COMMIT};
-	static const uint8_t d1[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	static const uint8_t d2[8] = {9, 9, 9, 9, 9, 9, 9, 9};
 	struct fill_rec f;
-	uint8_t data[8], known, zm, m2;
-	struct msr_src src[8];
-	bool pb;
-	uint32_t ts = 0;
+	struct l1_hit h;
 
-	msr_mem_write(e, 0x7000, d1, 0xff, &a);
-	msr_mem_write(e, 0x7008, d1, 0xff, &a);
+	msr_mem_write(e, 0x7000, d1, 0xff, &st_a);
+	msr_mem_write(e, 0x7008, d1, 0xff, &st_a);
 	/* a byte changed */
 	capture_fill(e, 0x7000, &f);
-	msr_mem_write(e, 0x7000, d2, 0x01, &b);
+	msr_mem_write(e, 0x7000, d2, 0x01, &st_b);
 	cr_assert(msr_l1_fill(e, 0, &f, 5));
 	cr_assert_eq(l1_form(e, 0, 0x7000), 1);
-	cr_assert(msr_l1_read_c(e, 0, 0x7000, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert(memcmp(data, d1, 8) == 0);
-	cr_assert_not(pb);
-	cr_assert_eq(zm | m2, 0, "one source: a's");
-	cr_assert(memcmp(&src[0], &a, sizeof(a)) == 0);
+	cr_assert(l1_hit(e, 0, 0x7000, &h));
+	cr_assert(memcmp(h.data, d1, 8) == 0);
+	cr_assert_not(h.pb);
+	cr_assert_eq(h.zm | h.m2, 0, "one source: a's");
+	cr_assert(memcmp(&h.src[0], &st_a, sizeof(st_a)) == 0);
 	/* the same bytes rewritten by another store: its source changed */
 	capture_fill(e, 0x7000, &f);
-	msr_mem_write(e, 0x7008, d1, 0xff, &b);
+	msr_mem_write(e, 0x7008, d1, 0xff, &st_b);
 	cr_assert(msr_l1_fill(e, 1, &f, 6));
 	cr_assert_eq(l1_form(e, 1, 0x7000), 1);
-	cr_assert(msr_l1_read_c(e, 1, 0x7008, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert(memcmp(&src[0], &a, sizeof(a)) == 0);
+	cr_assert(l1_hit(e, 1, 0x7008, &h));
+	cr_assert(memcmp(&h.src[0], &st_a, sizeof(st_a)) == 0);
 	/* a record that knows a byte the image does not */
-	msr_mem_write(e, 0x7010, d1, 0x7f, &a);
-	msr_mem_write(e, 0x7018, d1, 0xff, &a);
+	msr_mem_write(e, 0x7010, d1, 0x7f, &st_a);
+	msr_mem_write(e, 0x7018, d1, 0xff, &st_a);
 	capture_fill(e, 0x7010, &f);
 	f.known[0] = 0xff;
 	cr_assert(msr_l1_fill(e, 2, &f, 7));
 	cr_assert_eq(l1_form(e, 2, 0x7010), 1);
-	cr_assert(msr_l1_read_c(e, 2, 0x7010, data, &known, src, &zm, &m2, &pb,
-				&ts));
-	cr_assert_eq(known, 0xff);
+	cr_assert(l1_hit(e, 2, 0x7010, &h));
+	cr_assert_eq(h.known, 0xff);
 	/* and one the image still holds */
 	capture_fill(e, 0x7010, &f);
 	cr_assert(msr_l1_fill(e, 3, &f, 8));
