@@ -364,7 +364,6 @@ void msr_mem_learn(struct msr_engine *e, uint64_t pa8, const uint8_t data[8],
 	}
 }
 
-
 static struct l1_piece *l1_line(struct msr_engine *e, uint32_t v)
 {
 	return msr_pool_at(&e->l1, v & ~L1_HAS_MIXED);
