@@ -554,9 +554,10 @@ static inline void msr_l1_prefetch(const struct msr_engine *e, unsigned core,
  * image's blocks as they are now (the line's bit in their cells'
  * l1_shared, its l1_map value L1_SHARED with the bytes the fill knew),
  * so a fill copies nothing and a hit reads the image. Private: its own
- * pieces in the `l1` pool, as the core saw them. A line becomes private
- * before anything but a first observation changes its blocks in the
- * image (msr_mem_write), or when its core's copy stops matching them.
+ * pieces in the `l1` pool, as the core saw them. A shared line becomes
+ * private before anything but a first observation changes its blocks in
+ * the image (msr_mem_write) and before its core's copy is updated; a fill
+ * that does not match the image is stored private.
  */
 
 /* In an l1_map value: some piece of the line may have a mixed record. */
