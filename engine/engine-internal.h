@@ -323,6 +323,21 @@ struct msr_engine {
 	int nomem;                 /* an allocation failed during apply */
 };
 
+/* Whether bytes of a and b under `mask` (bit 0x80 >> i: byte i) differ. */
+static inline bool msr_bytes_differ(const uint8_t *a, const uint8_t *b,
+				    uint8_t mask)
+{
+	if (mask == 0xff)
+		return memcmp(a, b, 8) != 0; /* one compare */
+	for (unsigned m = mask; m; m &= m - 1) {
+		unsigned i = 7 - (unsigned)__builtin_ctz(m);
+
+		if (a[i] != b[i])
+			return true;
+	}
+	return false;
+}
+
 /* The bytes of a big-endian data word, lowest address first. */
 static inline void msr_be64_bytes(uint64_t v, uint8_t out[8])
 {
@@ -569,6 +584,9 @@ static inline void msr_l1_prefetch(const struct msr_engine *e, unsigned core,
 /* Lines of at most this many pieces are shared (their masks fit). */
 #define L1_SHARED_PIECES 2
 
+/* The image's bytes, known masks and compact sources of the line f->line
+ * into fill record f, as a data return from L2 sees them. */
+void msr_l1_capture(struct msr_engine *e, struct fill_rec *f);
 /* Store a fill (its record's line, data and sources) in the core's L1,
  * shared when the image holds that content now; false when out of memory. */
 bool msr_l1_fill(struct msr_engine *e, unsigned core, const struct fill_rec *f,

@@ -333,10 +333,7 @@ static void ld_push_fill(struct msr_engine *e, struct strand *s,
 	f->mpos = e->mab.tail;
 	f->dead = false;
 	/* the load's own block too: le holds it expanded, memory compact */
-	for (unsigned k = 0; k < e->line / 8; k++)
-		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
-						&f->known[k], f->src + 8 * k,
-						&f->zmask[k], &f->m2[k]);
+	msr_l1_capture(e, f);
 }
 
 static void ld_capture(struct msr_engine *e, unsigned t, struct ld_ent *le,

@@ -369,21 +369,6 @@ static struct l1_piece *l1_line(struct msr_engine *e, uint32_t v)
 	return msr_pool_at(&e->l1, v & ~L1_HAS_MIXED);
 }
 
-/* Whether bytes of a and b under `mask` (bit 0x80 >> i: byte i) differ. */
-static inline bool bytes_differ(const uint8_t *a, const uint8_t *b,
-				uint8_t mask)
-{
-	if (mask == 0xff)
-		return memcmp(a, b, 8) != 0; /* one compare */
-	for (unsigned m = mask; m; m &= m - 1) {
-		unsigned i = 7 - (unsigned)__builtin_ctz(m);
-
-		if (a[i] != b[i])
-			return true;
-	}
-	return false;
-}
-
 /* Give a private line's pool element (map value v) and mixed records back. */
 static void l1_free_private(struct msr_engine *e, uint32_t v)
 {
@@ -513,7 +498,7 @@ static bool l1_fill_shared(struct msr_engine *e, unsigned core, uint64_t line,
 		    f->zmask[k] != b->zmask || f->m2[k] != b->m2 ||
 		    !src_eq(&f->src[8 * k], &b->one) ||
 		    (b->m2 && !src_eq(&f->src[8 * k + 1], &b->two)) ||
-		    bytes_differ(c->data, f->data + 8 * k, fk))
+		    msr_bytes_differ(c->data, f->data + 8 * k, fk))
 			return false;
 		known |= (uint32_t)fk << (8 * k);
 	}
@@ -527,6 +512,15 @@ static bool l1_fill_shared(struct msr_engine *e, unsigned core, uint64_t line,
 	for (unsigned k = 0; k < n; k++)
 		msr_chunk_cell(p, line + 8 * k)->l1_shared |= 1u << core;
 	return true;
+}
+
+void msr_l1_capture(struct msr_engine *e, struct fill_rec *f)
+{
+	for (unsigned k = 0; k < e->line / 8; k++)
+		f->per_byte[k] = msr_mem_read_c(e, f->line + 8 * k,
+						f->data + 8 * k, &f->known[k],
+						f->src + 8 * k, &f->zmask[k],
+						&f->m2[k]);
 }
 
 bool msr_l1_fill(struct msr_engine *e, unsigned core, const struct fill_rec *f,

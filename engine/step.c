@@ -21,15 +21,6 @@ static uint8_t byte_mask(unsigned off, unsigned n)
 	return (uint8_t)((0xffu >> off) & ~(0xffu >> end));
 }
 
-/* Whether bytes of a and b under `mask` (bit 0x80 >> i: byte i) differ. */
-static bool mask_differ8(const uint8_t *a, const uint8_t *b, uint8_t mask)
-{
-	for (unsigned i = 0; i < 8; i++)
-		if ((mask & (0x80u >> i)) && a[i] != b[i])
-			return true;
-	return false;
-}
-
 /* Whether the first n (<= 8) bytes of a and b differ; both hold 8. */
 static bool differ8(const uint8_t *a, const uint8_t *b, unsigned n)
 {
@@ -297,7 +288,7 @@ static const struct chist *find_observed(struct msr_engine *e, uint64_t pa8,
 		e->st.bind_steps++;
 		if (!h || h->pa8 != pa8)
 			return NULL;
-		if ((h->mask & mask) && !mask_differ8(h->data, obs, mask))
+		if ((h->mask & mask) && !msr_bytes_differ(h->data, obs, mask))
 			return h;
 		co = h->prev_co;
 	}
@@ -321,7 +312,7 @@ static uint64_t find_own_store(struct msr_engine *e, struct strand *s,
 		if (!se)
 			return 0;
 		if (!(se->flags & STF_POPPED) && (se->bmask & mask) == mask &&
-		    !mask_differ8(se->data, obs, mask))
+		    !msr_bytes_differ(se->data, obs, mask))
 			return q;
 		q = msr_chain_older(q, &se->link);
 	}

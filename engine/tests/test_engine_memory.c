@@ -465,10 +465,7 @@ static void capture_fill(struct msr_engine *e, uint64_t line,
 {
 	memset(f, 0, sizeof(*f));
 	f->line = line;
-	for (unsigned k = 0; k < e->line / 8; k++)
-		f->per_byte[k] = msr_mem_read_c(e, line + 8 * k, f->data + 8 * k,
-						&f->known[k], f->src + 8 * k,
-						&f->zmask[k], &f->m2[k]);
+	msr_l1_capture(e, f);
 }
 
 /* two stores' sources and two blocks of bytes */
@@ -633,14 +630,11 @@ static void ref_store(struct ref_copy *c, const uint8_t data[8], uint8_t known,
 static void ref_expect(struct msr_engine *e, const struct ref_copy *c,
 		       unsigned core, uint64_t pa8)
 {
-	uint8_t data[8], known, zm, m2, md[8], mk, want_known = c->known;
-	uint8_t want[8];
-	struct msr_src src[8], got[8], ms[8];
-	uint32_t ts = 0;
-	bool pb, held;
+	uint8_t md[8], mk, want_known = c->known, want[8];
+	struct msr_src got[8], ms[8];
+	struct l1_hit h;
+	bool held = l1_hit(e, core, pa8, &h);
 
-	held = msr_l1_read_c(e, core, pa8, data, &known, src, &zm, &m2, &pb,
-			     &ts);
 	cr_assert_eq(held, c->held, "core %u block %llx held", core,
 		     (unsigned long long)pa8);
 	if (!held)
@@ -656,18 +650,18 @@ static void ref_expect(struct msr_engine *e, const struct ref_copy *c,
 			want_known |= bit;
 		}
 	}
-	cr_assert_eq(known, want_known, "core %u block %llx known", core,
+	cr_assert_eq(h.known, want_known, "core %u block %llx known", core,
 		     (unsigned long long)pa8);
 	/* unknown bytes too: they read as 0, as the image's do */
 	for (unsigned i = 0; i < 8; i++)
-		cr_assert_eq(data[i], want[i], "core %u block %llx byte %u",
+		cr_assert_eq(h.data[i], want[i], "core %u block %llx byte %u",
 			     core, (unsigned long long)pa8, i);
-	if (pb)
-		memcpy(got, src, sizeof(got));
+	if (h.pb)
+		memcpy(got, h.src, sizeof(got));
 	else
-		msr_src_get(e, &src[0], &src[1], zm, m2, 0, got);
+		msr_src_get(e, &h.src[0], &h.src[1], h.zm, h.m2, 0, got);
 	expect_src(got, c->src);
-	cr_assert_eq(ts, c->ts);
+	cr_assert_eq(h.ts, c->ts);
 }
 
 /* Random writes, first observations, fills stored some time after their
